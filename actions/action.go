@@ -1,0 +1,83 @@
+// Package actions defines what the model can do: one Go type per action,
+// its JSON schema, a registry that maps names to handlers, and the
+// dispatcher that runs one action and reports its result.
+package actions
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Action is one normalized action chosen by the model: its name and its
+// parameters as a pointer to the registered parameter type (for example
+// *SendMessage). Reasoning is kept for the trace and never reaches handlers.
+type Action struct {
+	Name   string
+	Params any
+}
+
+// MarshalJSON writes the flat form: the name under "action", the parameters
+// beside it, absent optional parameters omitted.
+func (a Action) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	buf.WriteString(`{"action":`)
+	name, err := json.Marshal(a.Name)
+	if err != nil {
+		return nil, fmt.Errorf("encode action name: %w", err)
+	}
+	buf.Write(name)
+	if a.Params != nil {
+		params, err := json.Marshal(a.Params)
+		if err != nil {
+			return nil, fmt.Errorf("encode %s parameters: %w", a.Name, err)
+		}
+		params = bytes.TrimSpace(params)
+		if len(params) > 2 && params[0] == '{' {
+			buf.WriteByte(',')
+			buf.Write(params[1 : len(params)-1])
+		}
+	}
+	buf.WriteByte('}')
+	return buf.Bytes(), nil
+}
+
+// Outgoing is a message the runtime asks an adapter to send. ChannelID is
+// the platform's own id (not qualified with the platform name).
+type Outgoing struct {
+	ChannelID string
+	Content   string
+	ReplyTo   string
+}
+
+// Effect is something an action did outside the runtime, recorded with the
+// tick (today: a message sent).
+type Effect struct {
+	Kind      string `json:"kind"`
+	ChannelID string `json:"channelId"`
+	Content   string `json:"content,omitempty"`
+	ReplyTo   string `json:"replyTo,omitempty"`
+	MessageID string `json:"messageId,omitempty"`
+}
+
+// Result is what an action produced. Text is written for the model, which
+// reads it on the next tick. Next asks the loop for another iteration.
+type Result struct {
+	OK      bool
+	Next    bool
+	Text    string
+	Effects []Effect
+	// Sleep, when positive, suspends the channel's loop for that long.
+	Sleep time.Duration
+	// Answered reports that the action replied to the channel (a send went
+	// out) or deliberately chose not to (continue); the scheduler uses it to
+	// tell a wake that ended on its cap with delivered messages unanswered.
+	Answered bool
+}
+
+// ErrOutcomeUnknown is wrapped by an adapter's send error when the platform
+// may or may not have delivered the message (a timeout after the request
+// went out). Such a send is never repeated.
+var ErrOutcomeUnknown = errors.New("send outcome unknown")

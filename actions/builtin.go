@@ -1,0 +1,37 @@
+package actions
+
+// Names of the built-in actions.
+const (
+	NameSendMessage  = "send_message"
+	NameReadUnread   = "read_unread_messages"
+	NameSleep        = "sleep"
+	NameContinue     = "continue"
+	NameBreak        = "break"
+	NameListChannels = "list_channels"
+)
+
+// SendMessage sends a message to a channel.
+type SendMessage struct {
+	ChannelID string `json:"channelId" jsonschema:"minLength=1,description=Id of the channel to send to; the current channel or another one listed in the state."`
+	Content   string `json:"content" jsonschema:"description=Text of the message as it should appear in the chat."`
+	ReplyTo   string `json:"replyTo,omitempty" jsonschema:"description=Optional id of the message this one replies to."`
+}
+
+// ReadUnreadMessages returns the unread messages of a channel and marks them read.
+type ReadUnreadMessages struct {
+	ChannelID string `json:"channelId" jsonschema:"minLength=1,description=Id of the channel whose unread messages to read."`
+}
+
+// Sleep suspends the channel's loop; a new message ends it early.
+type Sleep struct {
+	Duration *int64 `json:"duration,omitempty" jsonschema:"minimum=0,description=How long to sleep in milliseconds; the runtime bounds it."`
+}
+
+// Continue ends the current wake: nothing more to do until something happens.
+type Continue struct{}
+
+// Break ends the current wake and clears the channel's working memory (its action history).
+type Break struct{}
+
+// ListChannels lists the channels the bot has seen, with titles and unread counts.
+type ListChannels struct{}

@@ -1,0 +1,254 @@
+package actions
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"sort"
+	"strings"
+
+	"github.com/invopop/jsonschema"
+	validator "github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+// ErrUnknownAction is returned for an action name the registry does not hold.
+var ErrUnknownAction = errors.New("unknown action")
+
+// Handler runs one action.
+type Handler interface {
+	Handle(ctx context.Context, call Call) (Result, error)
+}
+
+// HandlerFunc adapts a function to Handler.
+type HandlerFunc func(ctx context.Context, call Call) (Result, error)
+
+// Handle calls f.
+func (f HandlerFunc) Handle(ctx context.Context, call Call) (Result, error) { return f(ctx, call) }
+
+// Call is one action to run on behalf of a channel's tick.
+type Call struct {
+	// Channel is the id (as the model sees it) of the channel whose loop
+	// produced the action.
+	Channel string
+	Action  Action
+	// Watermark is the highest stored message id when the tick's request
+	// was built; a send is aborted when newer unread messages exist.
+	Watermark int64
+	// MayAbort is false once a send of this wake was already aborted, so
+	// the next one goes out.
+	MayAbort bool
+}
+
+// Spec declares one action: its name, its description for the model, the
+// Go type of its parameters and its handler (nil when the registry is only
+// used to parse and describe actions).
+type Spec struct {
+	Name        string
+	Description string
+	// Params is a zero value of the parameter struct, for example SendMessage{}.
+	Params  any
+	Handler Handler
+}
+
+// Entry is an action as the catalog shows it: what `airi actions` prints
+// and what the prompt's action catalog is rendered from.
+type Entry struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	Schema      json.RawMessage `json:"schema"`
+}
+
+type registered struct {
+	spec      Spec
+	typ       reflect.Type
+	schema    json.RawMessage
+	compiled  *validator.Schema
+	fields    []Field
+	jsonNames map[string]bool
+}
+
+// Field describes one parameter of an action, taken from its schema.
+type Field struct {
+	Name     string // JSON name, e.g. "channelId"
+	Type     string // JSON schema type: "string", "integer", ...
+	Required bool
+}
+
+// Registry maps action names to their specs. It is built once at start and
+// read concurrently afterwards.
+type Registry struct {
+	order []string
+	byKey map[string]*registered
+}
+
+// NewRegistry returns a registry holding specs, in that order.
+func NewRegistry(specs ...Spec) (*Registry, error) {
+	r := &Registry{byKey: map[string]*registered{}}
+	for _, s := range specs {
+		if err := r.register(s); err != nil {
+			return nil, err
+		}
+	}
+	return r, nil
+}
+
+func (r *Registry) register(s Spec) error {
+	if s.Name == "" {
+		return errors.New("register action: empty name")
+	}
+	if _, dup := r.byKey[s.Name]; dup {
+		return fmt.Errorf("register action %q: already registered", s.Name)
+	}
+	typ := reflect.TypeOf(s.Params)
+	if typ == nil || typ.Kind() != reflect.Struct {
+		return fmt.Errorf("register action %q: parameters must be a struct value, got %T", s.Name, s.Params)
+	}
+	ref := &jsonschema.Reflector{DoNotReference: true, ExpandedStruct: true}
+	sch := ref.ReflectFromType(typ)
+	sch.Version = ""
+	sch.ID = ""
+	sch.Description = s.Description
+	raw, err := json.Marshal(sch)
+	if err != nil {
+		return fmt.Errorf("register action %q: encode schema: %w", s.Name, err)
+	}
+	doc, err := validator.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		return fmt.Errorf("register action %q: decode schema: %w", s.Name, err)
+	}
+	c := validator.NewCompiler()
+	url := "airi:///actions/" + s.Name + ".json"
+	if err := c.AddResource(url, doc); err != nil {
+		return fmt.Errorf("register action %q: add schema: %w", s.Name, err)
+	}
+	compiled, err := c.Compile(url)
+	if err != nil {
+		return fmt.Errorf("register action %q: compile schema: %w", s.Name, err)
+	}
+	reg := &registered{spec: s, typ: typ, schema: raw, compiled: compiled, jsonNames: map[string]bool{}}
+	required := map[string]bool{}
+	for _, name := range sch.Required {
+		required[name] = true
+	}
+	if sch.Properties != nil {
+		for pair := sch.Properties.Oldest(); pair != nil; pair = pair.Next() {
+			reg.fields = append(reg.fields, Field{Name: pair.Key, Type: pair.Value.Type, Required: required[pair.Key]})
+			reg.jsonNames[pair.Key] = true
+		}
+	}
+	r.byKey[s.Name] = reg
+	r.order = append(r.order, s.Name)
+	return nil
+}
+
+// Names returns the registered action names in registration order.
+func (r *Registry) Names() []string { return append([]string(nil), r.order...) }
+
+// Lookup returns the spec registered under name.
+func (r *Registry) Lookup(name string) (Spec, bool) {
+	reg, ok := r.byKey[name]
+	if !ok {
+		return Spec{}, false
+	}
+	return reg.spec, true
+}
+
+// Fields returns the parameters of the named action in declaration order.
+func (r *Registry) Fields(name string) []Field {
+	reg, ok := r.byKey[name]
+	if !ok {
+		return nil
+	}
+	return append([]Field(nil), reg.fields...)
+}
+
+// Catalog returns every registered action with its self-contained schema.
+func (r *Registry) Catalog() []Entry {
+	out := make([]Entry, 0, len(r.order))
+	for _, name := range r.order {
+		reg := r.byKey[name]
+		out = append(out, Entry{Name: name, Description: reg.spec.Description, Schema: reg.schema})
+	}
+	return out
+}
+
+// New returns a pointer to a zero parameter value of the named action.
+func (r *Registry) New(name string) (any, error) {
+	reg, ok := r.byKey[name]
+	if !ok {
+		return nil, r.unknown(name)
+	}
+	return reflect.New(reg.typ).Interface(), nil
+}
+
+func (r *Registry) unknown(name string) error {
+	known := append([]string(nil), r.order...)
+	sort.Strings(known)
+	return fmt.Errorf("%w %q: known actions are %s", ErrUnknownAction, name, strings.Join(known, ", "))
+}
+
+// Validate checks a decoded parameter object (as produced by encoding/json
+// with UseNumber or plain float64 numbers) against the named action's schema.
+func (r *Registry) Validate(name string, params map[string]any) error {
+	reg, ok := r.byKey[name]
+	if !ok {
+		return r.unknown(name)
+	}
+	if params == nil {
+		params = map[string]any{}
+	}
+	if err := reg.compiled.Validate(params); err != nil {
+		return fmt.Errorf("%s parameters do not match its schema: %w", name, err)
+	}
+	return nil
+}
+
+// Decode turns a parameter object into the named action, validating it
+// against the action's schema first.
+func (r *Registry) Decode(name string, params json.RawMessage) (Action, error) {
+	reg, ok := r.byKey[name]
+	if !ok {
+		return Action{}, r.unknown(name)
+	}
+	if len(bytes.TrimSpace(params)) == 0 {
+		params = json.RawMessage("{}")
+	}
+	inst, err := validator.UnmarshalJSON(bytes.NewReader(params))
+	if err != nil {
+		return Action{}, fmt.Errorf("decode %s parameters: %w", name, err)
+	}
+	if err := reg.compiled.Validate(inst); err != nil {
+		return Action{}, fmt.Errorf("%s parameters do not match its schema: %w", name, err)
+	}
+	v := reflect.New(reg.typ).Interface()
+	if err := json.Unmarshal(params, v); err != nil {
+		return Action{}, fmt.Errorf("decode %s parameters: %w", name, err)
+	}
+	return Action{Name: name, Params: v}, nil
+}
+
+// Dispatch runs the call's action with its registered handler. Every
+// failure, including a panic in the handler, becomes a result the model can
+// read; Dispatch itself never fails.
+func (r *Registry) Dispatch(ctx context.Context, call Call) (res Result) {
+	reg, ok := r.byKey[call.Action.Name]
+	if !ok {
+		return Result{Next: true, Text: r.unknown(call.Action.Name).Error()}
+	}
+	if reg.spec.Handler == nil {
+		return Result{Next: true, Text: fmt.Sprintf("action %s cannot run here: no handler is configured", call.Action.Name)}
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			res = Result{Next: true, Text: fmt.Sprintf("action %s failed inside the runtime: %v", call.Action.Name, p)}
+		}
+	}()
+	res, err := reg.spec.Handler.Handle(ctx, call)
+	if err != nil {
+		return Result{Next: true, Text: fmt.Sprintf("action %s failed: %v", call.Action.Name, err)}
+	}
+	return res
+}

@@ -1,0 +1,81 @@
+package actions
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+)
+
+func TestCatalogSchemas(t *testing.T) {
+	r, err := NewBuiltinRegistry(Handlers{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat := r.Catalog()
+	if len(cat) != 6 {
+		t.Fatalf("catalog has %d entries, want 6", len(cat))
+	}
+	for _, e := range cat {
+		if strings.Contains(string(e.Schema), "$ref") {
+			t.Errorf("%s schema has $ref: %s", e.Name, e.Schema)
+		}
+		var m map[string]any
+		if err := json.Unmarshal(e.Schema, &m); err != nil {
+			t.Errorf("%s schema: %v", e.Name, err)
+		}
+	}
+	fields := r.Fields(NameSendMessage)
+	want := []Field{{"channelId", "string", true}, {"content", "string", true}, {"replyTo", "string", false}}
+	if len(fields) != len(want) {
+		t.Fatalf("send_message fields = %+v", fields)
+	}
+	for i := range want {
+		if fields[i] != want[i] {
+			t.Errorf("field %d = %+v, want %+v", i, fields[i], want[i])
+		}
+	}
+}
+
+func TestDecodeAndMarshal(t *testing.T) {
+	r, err := NewBuiltinRegistry(Handlers{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, action, params, want, errPart string
+	}{
+		{name: "send", action: "send_message", params: `{"channelId":"42","content":"hi"}`, want: `{"action":"send_message","channelId":"42","content":"hi"}`},
+		{name: "send missing content", action: "send_message", params: `{"channelId":"42"}`, errPart: "content"},
+		{name: "send number id", action: "send_message", params: `{"channelId":42,"content":"x"}`, errPart: "channelId"},
+		{name: "extra key", action: "continue", params: `{"x":1}`, errPart: "x"},
+		{name: "sleep empty", action: "sleep", params: `{}`, want: `{"action":"sleep"}`},
+		{name: "sleep", action: "sleep", params: `{"duration":3000}`, want: `{"action":"sleep","duration":3000}`},
+		{name: "sleep negative", action: "sleep", params: `{"duration":-1}`, errPart: "duration"},
+		{name: "unknown", action: "dance", params: `{}`, errPart: "known actions are break, continue"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a, err := r.Decode(tt.action, json.RawMessage(tt.params))
+			if tt.errPart != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.errPart) {
+					t.Fatalf("err = %v, want it to mention %q", err, tt.errPart)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := json.Marshal(a)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(got) != tt.want {
+				t.Errorf("got %s, want %s", got, tt.want)
+			}
+		})
+	}
+	if _, err := r.Decode("nope", nil); !errors.Is(err, ErrUnknownAction) {
+		t.Errorf("unknown action error = %v", err)
+	}
+}

@@ -1,0 +1,43 @@
+// Package planner turns a channel's situation into one model request
+// (sections, history window, state message), calls the model, and parses
+// the answer, however broken, into one action.
+package planner
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/airi-go/airi/state"
+)
+
+// Request is one chat completion request.
+type Request struct {
+	// ChannelID is the channel the tick belongs to.
+	ChannelID string
+	Messages  []state.ChatMessage
+	// User is the stable per-channel user field ("airi:<channel id>"), or
+	// empty when it is turned off.
+	User string
+}
+
+// Response is the model's answer.
+type Response struct {
+	// Content is the answer text as returned (think blocks included, for the trace).
+	Content string
+	// Reasoning is what the provider returned separately as reasoning, if anything.
+	Reasoning string
+	Usage     state.Usage
+	Latency   time.Duration
+	Attempts  int
+}
+
+// Model answers chat completion requests. Errors are wrapped with what
+// failed; a permanent failure (bad key, model or URL) wraps ErrPermanent.
+type Model interface {
+	Complete(ctx context.Context, req Request) (Response, error)
+}
+
+// ErrPermanent is wrapped by model errors that retrying cannot fix: a bad
+// key, an unknown model, a wrong URL.
+var ErrPermanent = errors.New("permanent model error")

@@ -1,0 +1,43 @@
+package state
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Message is one chat message, incoming or the bot's own.
+type Message struct {
+	// ID is assigned by the store, increasing in arrival order.
+	ID        int64  `json:"id,omitempty"`
+	ChannelID string `json:"channelId"`
+	// PlatformID is the platform's message id, the deduplication key.
+	PlatformID string    `json:"platformId,omitempty"`
+	SenderID   string    `json:"senderId,omitempty"`
+	SenderName string    `json:"sender"`
+	Self       bool      `json:"self,omitempty"`
+	Content    string    `json:"content"`
+	ReplyTo    string    `json:"replyTo,omitempty"`
+	Mentioned  bool      `json:"mentioned,omitempty"`
+	Time       time.Time `json:"time"`
+	Read       bool      `json:"read,omitempty"`
+}
+
+// MaxContentBytes bounds a stored message; longer incoming text is cut by
+// the adapter with a marker.
+const MaxContentBytes = 16 << 10
+
+// Validate reports what is wrong with an incoming message.
+func (m Message) Validate() error {
+	var errs []error
+	if m.ChannelID == "" {
+		errs = append(errs, errors.New("message: empty channel id"))
+	}
+	if m.Time.IsZero() {
+		errs = append(errs, errors.New("message: zero time"))
+	}
+	if len(m.Content) > MaxContentBytes {
+		errs = append(errs, fmt.Errorf("message: content of %d bytes exceeds %d", len(m.Content), MaxContentBytes))
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,28 @@
+package state
+
+import "time"
+
+// OutboxState is where a send stands.
+type OutboxState string
+
+// Outbox states. A pending entry found at start belongs to a send whose
+// outcome is unknown: it is never repeated, only reported.
+const (
+	OutboxPending OutboxState = "pending"
+	OutboxDone    OutboxState = "done"
+	OutboxFailed  OutboxState = "failed"
+	OutboxUnknown OutboxState = "unknown"
+)
+
+// OutboxEntry is one send, recorded before the platform call.
+type OutboxEntry struct {
+	ID         int64       `json:"id,omitempty"`
+	ChannelID  string      `json:"channelId"`
+	Content    string      `json:"content"`
+	ReplyTo    string      `json:"replyTo,omitempty"`
+	State      OutboxState `json:"state"`
+	PlatformID string      `json:"platformId,omitempty"`
+	Error      string      `json:"error,omitempty"`
+	Created    time.Time   `json:"created"`
+	Updated    time.Time   `json:"updated"`
+}

@@ -1,0 +1,83 @@
+// Package state holds the domain state of the runtime (channels, messages,
+// the unread pool, action history, the outbox and tick records) and the
+// Store contract its engines implement (state/sqlite).
+package state
+
+import (
+	"context"
+	"errors"
+)
+
+// ErrNotFound is returned when a channel, entry or record does not exist.
+var ErrNotFound = errors.New("not found")
+
+// Store is the whole contract of a state engine. Consumers declare the
+// smaller interfaces they need; this one exists so that every engine runs
+// the same test suite (state/storetest).
+//
+// Channel ids are the ids the model sees (see DESIGN §1): the platform's own
+// id, qualified as "platform:id" when several adapters run.
+type Store interface {
+	// UpsertChannel records a channel or updates its title, kind and members.
+	UpsertChannel(ctx context.Context, ch Channel) error
+	// Channel returns one channel, or ErrNotFound.
+	Channel(ctx context.Context, id string) (Channel, error)
+	// Channels returns every known channel ordered by id.
+	Channels(ctx context.Context) ([]Channel, error)
+
+	// Ingest stores an incoming message durably. A message whose
+	// (ChannelID, PlatformID) was stored before is a duplicate: Ingest
+	// returns stored=false and changes nothing. A message with Self=false
+	// joins the channel's unread pool; the bot's own never do. The returned
+	// message carries its assigned ID. A message with an empty PlatformID
+	// is never deduplicated.
+	Ingest(ctx context.Context, msg Message) (stored Message, isNew bool, err error)
+	// Unread returns up to limit unread messages of a channel, oldest first
+	// (limit <= 0 means all).
+	Unread(ctx context.Context, channelID string, limit int) ([]Message, error)
+	// UnreadCounts returns the number of unread messages per channel id
+	// (channels with none are omitted).
+	UnreadCounts(ctx context.Context) (map[string]int, error)
+	// MarkRead marks exactly the given message ids read.
+	MarkRead(ctx context.Context, ids []int64) error
+	// History returns the newest limit read or own messages of a channel,
+	// oldest first, and how many such messages the channel has in total.
+	History(ctx context.Context, channelID string, limit int) (msgs []Message, total int, err error)
+	// LastMessageID returns the highest message id stored for a channel (0 if none).
+	LastMessageID(ctx context.Context, channelID string) (int64, error)
+
+	// AppendAction adds an action record to a channel's history and returns its id.
+	AppendAction(ctx context.Context, rec ActionRecord) (int64, error)
+	// Actions returns the newest limit action records of a channel, oldest first.
+	Actions(ctx context.Context, channelID string, limit int) ([]ActionRecord, error)
+	// ClearActions forgets a channel's action history (the break action).
+	ClearActions(ctx context.Context, channelID string) error
+	// TrimActions keeps the newest keep records once a channel has more than
+	// over, never starting the kept part at a continue record.
+	TrimActions(ctx context.Context, channelID string, keep, over int) error
+
+	// AddOutbox records a send before the platform is called.
+	AddOutbox(ctx context.Context, e OutboxEntry) (int64, error)
+	// SetOutboxState records the outcome of a send.
+	SetOutboxState(ctx context.Context, id int64, st OutboxState, platformID, errText string) error
+	// PendingOutbox returns entries still in OutboxPending (after a crash:
+	// their outcome is unknown).
+	PendingOutbox(ctx context.Context) ([]OutboxEntry, error)
+
+	// AddTick stores a tick record and returns its id.
+	AddTick(ctx context.Context, t Tick) (int64, error)
+	// Ticks returns tick records in id order, filtered.
+	Ticks(ctx context.Context, f TickFilter) ([]Tick, error)
+	// Events returns the incoming (not own) messages in id order, filtered
+	// like ticks, for exporting recorded sessions.
+	Events(ctx context.Context, f TickFilter) ([]Message, error)
+
+	// Cursor returns a stored adapter cursor (a Satori sequence number, a
+	// Telegram offset), or "" when unset.
+	Cursor(ctx context.Context, key string) (string, error)
+	// SetCursor stores an adapter cursor.
+	SetCursor(ctx context.Context, key, value string) error
+
+	// Close releases the store.
+	Close() error
+}

@@ -1,0 +1,49 @@
+package state
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// ChatMessage is one message of a model request.
+type ChatMessage struct {
+	Role    string `json:"role"`
+	Content string `json:"content"`
+}
+
+// Usage counts the tokens of one model call.
+type Usage struct {
+	PromptTokens     int `json:"promptTokens"`
+	CompletionTokens int `json:"completionTokens"`
+	CachedTokens     int `json:"cachedTokens,omitempty"`
+}
+
+// Tick is the record of one model call and the action it produced.
+type Tick struct {
+	ID        int64     `json:"id,omitempty"`
+	ChannelID string    `json:"channelId"`
+	Wake      int64     `json:"wake"`
+	Trigger   string    `json:"trigger"`
+	Now       time.Time `json:"now"`
+	// Request is the full request as sent: system, history, state message.
+	Request   []ChatMessage `json:"request"`
+	Raw       string        `json:"raw"`
+	Reasoning string        `json:"reasoning,omitempty"`
+	Usage     Usage         `json:"usage"`
+	LatencyMS int64         `json:"latencyMs"`
+	// Action is the normalized flat action; ParseError is set instead when
+	// the answer did not give one. ModelError is set when the call failed.
+	Action     json.RawMessage `json:"action,omitempty"`
+	ParseError string          `json:"parseError,omitempty"`
+	ModelError string          `json:"modelError,omitempty"`
+	Notes      []string        `json:"notes,omitempty"`
+	Result     string          `json:"result"`
+	OK         bool            `json:"ok"`
+	Effects    json.RawMessage `json:"effects,omitempty"`
+}
+
+// TickFilter selects tick records and events.
+type TickFilter struct {
+	ChannelID string    // empty: every channel
+	Since     time.Time // zero: from the start
+}
