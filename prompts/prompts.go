@@ -1,0 +1,154 @@
+// Package prompts holds the default markdown templates of the system and
+// state messages, loads them together with an optional directory of
+// overrides, keeps them fresh when files change, and renders them.
+//
+// A template is a markdown file that starts with a YAML front matter block:
+//
+//	---
+//	section: persona      # name (required)
+//	order: 10             # place among sections (required for new ones)
+//	when: {platform: telegram, chat: group}   # optional
+//	cache: static         # or volatile, with a reason
+//	---
+//	You are {{.Bot.Name}} ...
+//
+// The body is a Go text/template over Data.
+package prompts
+
+import (
+	"bytes"
+	"embed"
+	"encoding/json"
+	"io/fs"
+	"strings"
+	"text/template"
+	"time"
+)
+
+//go:embed templates/*.md
+var embedded embed.FS
+
+// Embedded returns the default templates.
+func Embedded() fs.FS {
+	sub, err := fs.Sub(embedded, "templates")
+	if err != nil {
+		// The directory is part of the binary; its absence is a build bug.
+		panic("prompts: embedded templates missing: " + err.Error())
+	}
+	return sub
+}
+
+// Data is what a template sees. System sections see the bot, language,
+// platform and channel; the state message and volatile sections also see
+// the clock, the incoming messages, the action history and unread counts.
+type Data struct {
+	Bot      Bot
+	Language string // response language; "" means the users' language
+	Platform string // adapter: telegram, satori, console
+	Channel  Channel
+	// Now is the server time in the configured zone (state message and
+	// volatile sections only; zero in static sections).
+	Now time.Time
+	// Incoming are the messages new since the previous tick, shown in full.
+	Incoming []Message
+	// Remaining counts unread messages of this channel beyond those shown.
+	Remaining int
+	// Actions are the action records of the current wake, in full.
+	Actions []Action
+	// Earlier are at most a few records of earlier wakes, one line each.
+	Earlier []Action
+	Unread  Unread
+}
+
+// Bot describes the character the model plays.
+type Bot struct {
+	Name string
+}
+
+// Channel is the conversation the tick belongs to.
+type Channel struct {
+	ID      string
+	Title   string
+	Group   bool
+	Members []string
+}
+
+// Message is one chat message as the state message shows it. Sender and
+// Content are chat data: render them with quote so that they cannot pass
+// for the runtime's own text.
+type Message struct {
+	ID        string // the id to pass as replyTo
+	Sender    string
+	Content   string
+	Time      time.Time
+	ReplyTo   string
+	Mentioned bool // the message mentions the bot
+	Self      bool
+}
+
+// Action is one action record: the flat JSON action and its result.
+type Action struct {
+	Name   string
+	Action string // flat JSON, e.g. {"action":"continue"}
+	OK     bool
+	Result string
+	Time   time.Time
+}
+
+// Unread summarizes unread messages across every channel.
+type Unread struct {
+	Total    int
+	Channels []UnreadChannel
+}
+
+// UnreadChannel is the unread count of one channel.
+type UnreadChannel struct {
+	ID      string
+	Title   string
+	Count   int
+	Current bool // the channel of this tick
+}
+
+// Quote writes s as a JSON string: one line, quotes and line breaks
+// escaped, so chat text stays visibly data. HTML characters and non-ASCII
+// text are kept as they are.
+func Quote(s string) string {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s) // encoding a string cannot fail
+	return strings.TrimSuffix(buf.String(), "\n")
+}
+
+var funcs = template.FuncMap{
+	"quote": Quote,
+	"join":  strings.Join,
+	"quoteAll": func(ss []string) string {
+		q := make([]string, len(ss))
+		for i, s := range ss {
+			q[i] = Quote(s)
+		}
+		return strings.Join(q, ", ")
+	},
+	"indent": func(prefix, s string) string { return strings.ReplaceAll(s, "\n", "\n"+prefix) },
+	"clock":  func(t time.Time) string { return t.Format("15:04:05") },
+	"stamp":  func(t time.Time) string { return t.Format("2006-01-02 15:04:05 -07:00 (MST), Monday") },
+}
+
+// SampleData returns representative data for trial renders and previews.
+func SampleData(platform string, group bool) Data {
+	now := time.Date(2026, 3, 14, 18, 30, 0, 0, time.UTC)
+	d := Data{
+		Bot:       Bot{Name: "Juni"},
+		Platform:  platform,
+		Channel:   Channel{ID: "1001", Title: "sample chat", Group: group, Members: []string{"Ada", "Bo"}},
+		Now:       now,
+		Incoming:  []Message{{ID: "m2", Sender: "Ada", Content: "hello", Time: now, Mentioned: true, ReplyTo: "m1"}},
+		Actions:   []Action{{Name: "send_message", Action: `{"action":"send_message","channelId":"1001","content":"hi"}`, OK: true, Result: "sent", Time: now}},
+		Earlier:   []Action{{Name: "continue", Action: `{"action":"continue"}`, OK: true, Result: "ok", Time: now}},
+		Unread:    Unread{Total: 2, Channels: []UnreadChannel{{ID: "1001", Title: "sample chat", Count: 1, Current: true}, {ID: "1002", Count: 1}}},
+		Remaining: 1,
+		Language:  "English",
+	}
+	return d
+}
