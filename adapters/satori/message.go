@@ -1,0 +1,133 @@
+package satori
+
+import (
+	"errors"
+	"time"
+	"unicode/utf8"
+
+	"github.com/airi-go/airi/state"
+)
+
+// truncMarker ends content that was cut to state.MaxContentBytes.
+const truncMarker = " […truncated]"
+
+// errNoChannel marks a message-created event without a channel.
+var errNoChannel = errors.New("message event without channel id")
+
+// convert turns a message-created event into the channel and message the
+// runtime stores. now is used when the event carries no time.
+func (a *Adapter) convert(ev *wireEvent, now time.Time) (state.Channel, state.Message, error) {
+	platform, selfID := ev.bot()
+	l := a.addLogin(login{Platform: platform, SelfID: selfID})
+	wc := ev.channel()
+	if wc == nil || wc.ID == "" {
+		return state.Channel{}, state.Message{}, errNoChannel
+	}
+	guild := ev.guild()
+	direct := (wc.Type != nil && *wc.Type == channelDirect) || guild == nil || guild.ID == ""
+
+	user := ev.user()
+	senderID := user.id()
+	sender := displayName(ev.member(), user)
+
+	var raw string
+	var quoteID, msgID string
+	var ts int64
+	if m := ev.Message; m != nil {
+		raw = m.Content
+		msgID = m.id()
+		if m.Quote != nil {
+			quoteID = m.Quote.id()
+		}
+		switch {
+		case m.CreatedAt.Set:
+			ts = m.CreatedAt.V
+		case m.Timestamp.Set:
+			ts = m.Timestamp.V
+		}
+	}
+	if ts == 0 && ev.Timestamp.Set {
+		ts = ev.Timestamp.V
+	}
+	content := ParseContent(raw)
+	if quoteID == "" {
+		quoteID = content.QuoteID
+	}
+
+	ch := state.Channel{
+		ID:       a.channelID(l, string(wc.ID)),
+		Platform: Name,
+		NativeID: string(wc.ID),
+		Group:    !direct,
+	}
+	switch {
+	case wc.Name != "":
+		ch.Title = wc.Name
+	case guild != nil && guild.Name != "":
+		ch.Title = guild.Name
+	case direct && senderID != selfID:
+		ch.Title = sender
+	}
+	self := senderID != "" && senderID == l.SelfID
+	if sender != "" && !self {
+		ch.Members = []string{sender}
+	}
+	msg := state.Message{
+		ChannelID:  ch.ID,
+		PlatformID: msgID,
+		SenderID:   senderID,
+		SenderName: sender,
+		Self:       self,
+		Content:    truncate(content.Text, state.MaxContentBytes),
+		ReplyTo:    quoteID,
+		Mentioned:  !self && content.Mentions(l.SelfID),
+		Time:       msgTime(ts, now),
+	}
+	return ch, msg, nil
+}
+
+// displayName picks the name people see: the member nick first, then the
+// user's nick and name, then the id.
+func displayName(m *wireMember, u *wireUser) string {
+	if m != nil {
+		for _, s := range []string{m.Nick, m.Nickname, m.Name} {
+			if s != "" {
+				return s
+			}
+		}
+	}
+	if u != nil {
+		for _, s := range []string{u.Nick, u.Nickname, u.Name, u.Username, u.id()} {
+			if s != "" {
+				return s
+			}
+		}
+	}
+	return ""
+}
+
+// msgTime reads a Satori timestamp (milliseconds since the epoch; some
+// bridges send seconds).
+func msgTime(ts int64, now time.Time) time.Time {
+	switch {
+	case ts <= 0:
+		return now.UTC()
+	case ts < 1e11:
+		return time.Unix(ts, 0).UTC()
+	default:
+		return time.UnixMilli(ts).UTC()
+	}
+}
+
+// truncate cuts s to at most max bytes on a rune boundary, ending it with
+// a marker.
+func truncate(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	cut := max - len(truncMarker)
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + truncMarker
+}

@@ -1,0 +1,268 @@
+// Package satori connects the runtime to chat platforms through the
+// Satori protocol (satori.chat), as served by Koishi and other bridges:
+// a WebSocket event stream (IDENTIFY, READY, EVENT, PING/PONG, resume by
+// sequence number) and the HTTP API (message.create).
+package satori
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/airi-go/airi/state"
+)
+
+// Name is the adapter's platform name as channels record it.
+const Name = "satori"
+
+// Inbox is where the adapter delivers what it receives.
+type Inbox interface {
+	// Deliver stores msg durably (deduplicated by ChannelID+PlatformID) and
+	// wakes its channel. It returns only once the message is stored; on
+	// error it was not stored and must not be confirmed upstream.
+	Deliver(ctx context.Context, ch state.Channel, msg state.Message) error
+}
+
+// Cursors persists adapter positions across restarts.
+type Cursors interface {
+	Cursor(ctx context.Context, key string) (string, error)
+	SetCursor(ctx context.Context, key, value string) error
+}
+
+// Config holds the adapter's settings. Zero durations take defaults.
+type Config struct {
+	// WSURL is the event stream, e.g. ws://127.0.0.1:5140/satori/v1/events.
+	WSURL string
+	// APIBaseURL is the HTTP API base, e.g. http://127.0.0.1:5140/satori/v1;
+	// derived from WSURL when empty.
+	APIBaseURL string
+	// Token is sent in IDENTIFY and as a Bearer token; empty means none.
+	Token string
+	// PingInterval is the time between PINGs [10s].
+	PingInterval time.Duration
+	// PongTimeout is how long a PING may stay unanswered before the
+	// connection is treated as dead [20s].
+	PongTimeout time.Duration
+	// HTTPTimeout bounds one API request and the connection handshake [15s].
+	HTTPTimeout time.Duration
+	// MinBackoff and MaxBackoff bound the delay between reconnects and
+	// between send retries [1s, 60s].
+	MinBackoff time.Duration
+	MaxBackoff time.Duration
+	// SendAttempts is how many times a send is tried when it surely did
+	// not go out (5xx, connection refused) [3].
+	SendAttempts int
+	// HTTPClient, when set, is used for API calls and the WebSocket
+	// handshake (tests, proxies).
+	HTTPClient *http.Client
+}
+
+func (c *Config) setDefaults() {
+	if c.PingInterval <= 0 {
+		c.PingInterval = 10 * time.Second
+	}
+	if c.PongTimeout <= 0 {
+		c.PongTimeout = 2 * c.PingInterval
+	}
+	if c.HTTPTimeout <= 0 {
+		c.HTTPTimeout = 15 * time.Second
+	}
+	if c.MinBackoff <= 0 {
+		c.MinBackoff = time.Second
+	}
+	if c.MaxBackoff <= 0 {
+		c.MaxBackoff = 60 * time.Second
+	}
+	if c.MaxBackoff < c.MinBackoff {
+		c.MaxBackoff = c.MinBackoff
+	}
+	if c.SendAttempts <= 0 {
+		c.SendAttempts = 3
+	}
+}
+
+// DeriveAPIBaseURL turns an event stream URL into the API base URL:
+// ws becomes http, wss https, and a trailing /events is dropped.
+func DeriveAPIBaseURL(wsURL string) (string, error) {
+	u, err := url.Parse(wsURL)
+	if err != nil {
+		return "", fmt.Errorf("parse websocket url: %w", err)
+	}
+	switch u.Scheme {
+	case "ws":
+		u.Scheme = "http"
+	case "wss":
+		u.Scheme = "https"
+	case "http", "https":
+	default:
+		return "", fmt.Errorf("websocket url %q: scheme must be ws or wss", wsURL)
+	}
+	u.Path = strings.TrimSuffix(strings.TrimSuffix(u.Path, "/"), "/events")
+	u.RawPath = ""
+	u.RawQuery = ""
+	return strings.TrimSuffix(u.String(), "/"), nil
+}
+
+// login is one bot account the server offers.
+type login struct {
+	Platform string
+	SelfID   string
+	Name     string
+	Status   int
+}
+
+// Adapter connects to one Satori server and joins every login it offers.
+type Adapter struct {
+	cfg     Config
+	cursors Cursors
+	log     *zap.Logger
+	http    *http.Client
+	key     string // cursor key
+
+	readyOnce sync.Once
+	ready     chan struct{}
+
+	mu     sync.Mutex
+	logins []login
+	// routes remembers which login a channel id (as the model sees it)
+	// was seen on, so replies go out through the same bot.
+	routes map[string]login
+	// qualify is set when the server offers several logins: channel ids
+	// are then platform:id.
+	qualify bool
+	// seq is the last sequence number processed.
+	seq    int64
+	hasSeq bool
+}
+
+// New checks the configuration and returns an adapter; it does not
+// connect (Run does).
+func New(cfg Config, cursors Cursors, logger *zap.Logger) (*Adapter, error) {
+	cfg.setDefaults()
+	if logger == nil {
+		logger = zap.NewNop()
+	}
+	u, err := url.Parse(cfg.WSURL)
+	if err != nil || cfg.WSURL == "" {
+		return nil, fmt.Errorf("satori: websocket url %q is not a url", cfg.WSURL)
+	}
+	if u.Scheme != "ws" && u.Scheme != "wss" && u.Scheme != "http" && u.Scheme != "https" {
+		return nil, fmt.Errorf("satori: websocket url %q: scheme must be ws or wss", cfg.WSURL)
+	}
+	if u.Host == "" {
+		return nil, fmt.Errorf("satori: websocket url %q has no host", cfg.WSURL)
+	}
+	if cfg.APIBaseURL == "" {
+		if cfg.APIBaseURL, err = DeriveAPIBaseURL(cfg.WSURL); err != nil {
+			return nil, fmt.Errorf("satori: %w", err)
+		}
+	} else if a, err := url.Parse(cfg.APIBaseURL); err != nil || (a.Scheme != "http" && a.Scheme != "https") || a.Host == "" {
+		return nil, fmt.Errorf("satori: api base url %q must be an http(s) url", cfg.APIBaseURL)
+	}
+	cfg.APIBaseURL = strings.TrimSuffix(cfg.APIBaseURL, "/")
+	client := cfg.HTTPClient
+	if client == nil {
+		client = &http.Client{}
+	}
+	return &Adapter{
+		cfg:     cfg,
+		cursors: cursors,
+		log:     logger.Named("satori"),
+		http:    client,
+		key:     "satori:" + cfg.WSURL,
+		ready:   make(chan struct{}),
+		routes:  make(map[string]login),
+	}, nil
+}
+
+// Name returns "satori".
+func (a *Adapter) Name() string { return Name }
+
+// Ready is closed once the adapter is connected and knows its logins.
+func (a *Adapter) Ready() <-chan struct{} { return a.ready }
+
+// Typing is a no-op: Satori has no typing indicator.
+func (a *Adapter) Typing(ctx context.Context, channelID string) error { return nil }
+
+// CursorKey is the key under which the last sequence number is stored.
+func (a *Adapter) CursorKey() string { return a.key }
+
+// setLogins records the logins of a READY signal.
+func (a *Adapter) setLogins(ls []login) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.logins = ls
+	a.qualify = len(ls) > 1
+}
+
+// addLogin records a login seen on an event but not in READY.
+func (a *Adapter) addLogin(l login) login {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for _, have := range a.logins {
+		if have.Platform == l.Platform && have.SelfID == l.SelfID {
+			return have
+		}
+	}
+	a.logins = append(a.logins, l)
+	return l
+}
+
+// channelID is the id the model sees for a Satori channel of a login.
+func (a *Adapter) channelID(l login, native string) string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	id := native
+	if a.qualify {
+		id = l.Platform + ":" + native
+	}
+	a.routes[id] = l
+	return id
+}
+
+// ErrNotReady is returned by Send before the first READY.
+var ErrNotReady = errors.New("satori: not connected yet")
+
+// route resolves a channel id the model used into a login and the
+// Satori channel id.
+func (a *Adapter) route(id string) (login, string, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if len(a.logins) == 0 {
+		return login{}, "", ErrNotReady
+	}
+	if !a.qualify {
+		if l, ok := a.routes[id]; ok {
+			return l, id, nil
+		}
+		return a.logins[0], id, nil
+	}
+	platform, native, ok := strings.Cut(id, ":")
+	if !ok || native == "" {
+		return login{}, "", fmt.Errorf("channel id %q: expected platform:channel (platforms: %s)", id, a.platformsLocked())
+	}
+	if l, ok := a.routes[id]; ok {
+		return l, native, nil
+	}
+	for _, l := range a.logins {
+		if l.Platform == platform {
+			return l, native, nil
+		}
+	}
+	return login{}, "", fmt.Errorf("channel id %q: no login on platform %q (platforms: %s)", id, platform, a.platformsLocked())
+}
+
+func (a *Adapter) platformsLocked() string {
+	var ps []string
+	for _, l := range a.logins {
+		ps = append(ps, l.Platform)
+	}
+	return strings.Join(ps, ", ")
+}

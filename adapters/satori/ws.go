@@ -1,0 +1,343 @@
+package satori
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/coder/websocket"
+	"go.uber.org/zap"
+)
+
+// maxFrame bounds one signal on the event stream.
+const maxFrame = 8 << 20
+
+// Run connects, identifies, then receives events and delivers messages to
+// inbox one at a time until ctx ends. A first connection that fails (bad
+// URL, refused connection, rejected token) returns its error at once;
+// later disconnects are retried with capped, jittered backoff, resuming
+// from the last sequence number delivered. Run returns nil when ctx ends.
+func (a *Adapter) Run(ctx context.Context, inbox Inbox) error {
+	if err := a.loadCursor(ctx); err != nil {
+		return err
+	}
+	first := true
+	backoff := a.cfg.MinBackoff
+	for {
+		ready, err := a.session(ctx, inbox)
+		if ctx.Err() != nil {
+			return nil
+		}
+		if first && !ready {
+			return fmt.Errorf("satori: connect %s: %w", a.cfg.WSURL, err)
+		}
+		first = false
+		if ready {
+			backoff = a.cfg.MinBackoff
+		}
+		wait := jitter(backoff)
+		a.log.Warn("event stream lost, reconnecting", zap.Error(err), zap.Duration("in", wait))
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil
+		case <-t.C:
+		}
+		backoff = min(backoff*2, a.cfg.MaxBackoff)
+	}
+}
+
+// jitter spreads d over [d/2, d].
+func jitter(d time.Duration) time.Duration {
+	if d <= 1 {
+		return d
+	}
+	half := d / 2
+	return half + rand.N(d-half+1)
+}
+
+func (a *Adapter) loadCursor(ctx context.Context) error {
+	if a.cursors == nil {
+		return nil
+	}
+	v, err := a.cursors.Cursor(ctx, a.key)
+	if err != nil {
+		return fmt.Errorf("satori: load cursor: %w", err)
+	}
+	if v == "" {
+		return nil
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil {
+		a.log.Warn("ignoring unreadable stored sequence number", zap.String("value", v))
+		return nil
+	}
+	a.mu.Lock()
+	a.seq, a.hasSeq = n, true
+	a.mu.Unlock()
+	return nil
+}
+
+// lastSeq returns the sequence number to resume from.
+func (a *Adapter) lastSeq() (int64, bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.seq, a.hasSeq
+}
+
+// advance records that the event with sequence number n was processed.
+func (a *Adapter) advance(ctx context.Context, n int64) {
+	a.mu.Lock()
+	a.seq, a.hasSeq = n, true
+	a.mu.Unlock()
+	if a.cursors == nil {
+		return
+	}
+	if err := a.cursors.SetCursor(ctx, a.key, strconv.FormatInt(n, 10)); err != nil {
+		// The event is stored; a restart may receive it again and the
+		// store drops the duplicate.
+		a.log.Warn("store sequence number", zap.Int64("sn", n), zap.Error(err))
+	}
+}
+
+// session runs one connection. ready reports whether READY was received.
+func (a *Adapter) session(ctx context.Context, inbox Inbox) (ready bool, err error) {
+	dialCtx, cancel := context.WithTimeout(ctx, a.cfg.HTTPTimeout)
+	conn, resp, err := websocket.Dial(dialCtx, a.cfg.WSURL, &websocket.DialOptions{HTTPClient: a.http})
+	cancel()
+	if err != nil {
+		if resp != nil {
+			return false, fmt.Errorf("handshake: http %d: %w", resp.StatusCode, err)
+		}
+		return false, fmt.Errorf("dial: %w", err)
+	}
+	conn.SetReadLimit(maxFrame)
+	defer conn.CloseNow()
+
+	id := identifyBody{Token: a.cfg.Token}
+	if n, ok := a.lastSeq(); ok {
+		id.SN, id.Sequence = &n, &n
+	}
+	if err := a.write(ctx, conn, opIdentify, id); err != nil {
+		return false, fmt.Errorf("identify: %w", err)
+	}
+
+	// READY must come within the handshake timeout.
+	readyCtx, cancel := context.WithTimeout(ctx, a.cfg.HTTPTimeout)
+	for !ready {
+		p, err := a.read(readyCtx, conn)
+		if err != nil {
+			cancel()
+			if s := websocket.CloseStatus(err); s != -1 {
+				return false, fmt.Errorf("server closed the connection before READY (status %d %q; is the token right?): %w", s, closeReason(err), err)
+			}
+			return false, fmt.Errorf("wait for READY: %w", err)
+		}
+		if p.Op == opReady {
+			if err := a.onReady(p.Body); err != nil {
+				cancel()
+				return false, err
+			}
+			ready = true
+		}
+	}
+	cancel()
+
+	// The pinger owns the heartbeat; it is waited for before returning.
+	connCtx, stop := context.WithCancel(ctx)
+	pong := make(chan struct{}, 1)
+	dead := make(chan error, 1)
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		if err := a.heartbeat(connCtx, conn, pong); err != nil {
+			dead <- err
+			conn.CloseNow()
+		}
+	}()
+	defer func() {
+		stop()
+		wg.Wait()
+		select {
+		case derr := <-dead:
+			err = derr
+		default:
+		}
+	}()
+
+	for {
+		p, err := a.read(connCtx, conn)
+		if err != nil {
+			return true, fmt.Errorf("read: %w", err)
+		}
+		switch p.Op {
+		case opPong:
+			select {
+			case pong <- struct{}{}:
+			default:
+			}
+		case opEvent:
+			if err := a.onEvent(connCtx, inbox, p.Body); err != nil {
+				return true, err
+			}
+		case opReady:
+			if err := a.onReady(p.Body); err != nil {
+				return true, err
+			}
+		case opMeta:
+			a.log.Debug("meta signal ignored")
+		default:
+			a.log.Debug("unknown signal ignored", zap.Int("op", p.Op))
+		}
+	}
+}
+
+func closeReason(err error) string {
+	var ce websocket.CloseError
+	if errors.As(err, &ce) {
+		return ce.Reason
+	}
+	return ""
+}
+
+// errNoPong reports a connection whose PING went unanswered.
+var errNoPong = errors.New("no PONG in time: connection is dead")
+
+// heartbeat sends a PING every PingInterval and fails when a PONG does not
+// follow within PongTimeout.
+func (a *Adapter) heartbeat(ctx context.Context, conn *websocket.Conn, pong <-chan struct{}) error {
+	tick := time.NewTimer(a.cfg.PingInterval)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-tick.C:
+		}
+		select { // a late PONG of the previous round does not count
+		case <-pong:
+		default:
+		}
+		if err := a.write(ctx, conn, opPing, struct{}{}); err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return fmt.Errorf("ping: %w", err)
+		}
+		wait := time.NewTimer(a.cfg.PongTimeout)
+		select {
+		case <-ctx.Done():
+			wait.Stop()
+			return nil
+		case <-pong:
+			wait.Stop()
+		case <-wait.C:
+			return errNoPong
+		}
+		tick.Reset(a.cfg.PingInterval)
+	}
+}
+
+func (a *Adapter) write(ctx context.Context, conn *websocket.Conn, op int, body any) error {
+	b, err := json.Marshal(body)
+	if err != nil {
+		return fmt.Errorf("encode op %d: %w", op, err)
+	}
+	frame, err := json.Marshal(payload{Op: op, Body: b})
+	if err != nil {
+		return fmt.Errorf("encode op %d: %w", op, err)
+	}
+	wctx, cancel := context.WithTimeout(ctx, a.cfg.HTTPTimeout)
+	defer cancel()
+	return conn.Write(wctx, websocket.MessageText, frame)
+}
+
+func (a *Adapter) read(ctx context.Context, conn *websocket.Conn) (payload, error) {
+	for {
+		_, data, err := conn.Read(ctx)
+		if err != nil {
+			return payload{}, err
+		}
+		var p payload
+		if err := json.Unmarshal(data, &p); err != nil {
+			a.log.Warn("unreadable signal ignored", zap.Error(err), zap.Int("bytes", len(data)))
+			continue
+		}
+		return p, nil
+	}
+}
+
+func (a *Adapter) onReady(body []byte) error {
+	var rb readyBody
+	if err := json.Unmarshal(body, &rb); err != nil {
+		return fmt.Errorf("decode READY: %w", err)
+	}
+	var ls []login
+	for _, wl := range rb.Logins {
+		l := login{Platform: wl.Platform, SelfID: wl.selfID()}
+		if wl.User != nil {
+			l.Name = displayName(nil, wl.User)
+		}
+		if wl.Status != nil {
+			l.Status = *wl.Status
+		}
+		if l.Platform == "" && l.SelfID == "" {
+			continue
+		}
+		a.log.Info("login joined", zap.String("platform", l.Platform), zap.String("self_id", l.SelfID),
+			zap.String("name", l.Name), zap.Int("status", l.Status))
+		ls = append(ls, l)
+	}
+	if len(ls) == 0 {
+		a.log.Warn("READY lists no logins; replies are impossible until a bot logs in")
+	}
+	a.setLogins(ls)
+	a.readyOnce.Do(func() { close(a.ready) })
+	return nil
+}
+
+// onEvent handles one EVENT. It returns an error only when the event could
+// not be stored; the connection is then dropped so that the event is
+// received again after resuming.
+func (a *Adapter) onEvent(ctx context.Context, inbox Inbox, body []byte) error {
+	var ev wireEvent
+	if err := json.Unmarshal(body, &ev); err != nil {
+		a.log.Warn("unreadable event ignored", zap.Error(err))
+		return nil
+	}
+	n, hasSeq := ev.seq()
+	log := a.log.With(zap.String("type", ev.Type), zap.Int64("sn", n))
+	switch ev.Type {
+	case "message-created", "message":
+		ch, msg, err := a.convert(&ev, time.Now())
+		if err != nil {
+			log.Warn("message event ignored", zap.Error(err))
+			break
+		}
+		if err := inbox.Deliver(ctx, ch, msg); err != nil {
+			return fmt.Errorf("deliver message %s in %s: %w", msg.PlatformID, ch.ID, err)
+		}
+		log.Debug("message delivered", zap.String("channel", ch.ID), zap.String("id", msg.PlatformID), zap.Bool("self", msg.Self))
+	case "login-added", "login-updated":
+		if ev.Login != nil {
+			p, id := ev.bot()
+			a.addLogin(login{Platform: p, SelfID: id})
+		}
+		log.Debug("login event")
+		// Login events do not take part in resuming.
+		return nil
+	default:
+		log.Debug("event ignored")
+	}
+	if hasSeq {
+		a.advance(ctx, n)
+	}
+	return nil
+}
