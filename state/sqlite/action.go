@@ -1,0 +1,134 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+
+	"github.com/airi-go/airi/state"
+)
+
+// continueName is the action that ends a wake; TrimActions never lets the
+// kept history start with one.
+const continueName = "continue"
+
+// AppendAction adds an action record to a channel's history and returns its id.
+func (s *Store) AppendAction(ctx context.Context, rec state.ActionRecord) (int64, error) {
+	if rec.ChannelID == "" {
+		return 0, errors.New("append action: empty channel id")
+	}
+	var id int64
+	err := s.writer.QueryRowContext(ctx, `
+INSERT INTO actions (channel_id, wake, action, name, reasoning, ok, result, time)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+		rec.ChannelID, rec.Wake, encRaw(rec.Action), rec.Name, rec.Reasoning, boolInt(rec.OK), rec.Result, encTime(rec.Time),
+	).Scan(&id)
+	if err != nil {
+		return 0, fmt.Errorf("append action to %q: %w", rec.ChannelID, err)
+	}
+	return id, nil
+}
+
+// Actions returns the newest limit action records of a channel, oldest
+// first (limit <= 0 means all).
+func (s *Store) Actions(ctx context.Context, channelID string, limit int) ([]state.ActionRecord, error) {
+	rows, err := s.reader.QueryContext(ctx, `
+SELECT id, channel_id, wake, action, name, reasoning, ok, result, time FROM actions
+WHERE channel_id = ? ORDER BY id DESC LIMIT ?`, channelID, limitArg(limit))
+	if err != nil {
+		return nil, fmt.Errorf("actions of %q: %w", channelID, err)
+	}
+	defer rows.Close()
+	var out []state.ActionRecord
+	for rows.Next() {
+		var (
+			r      state.ActionRecord
+			action sql.NullString
+			t      int64
+		)
+		if err := rows.Scan(&r.ID, &r.ChannelID, &r.Wake, &action, &r.Name, &r.Reasoning, &r.OK, &r.Result, &t); err != nil {
+			return nil, fmt.Errorf("actions of %q: %w", channelID, err)
+		}
+		r.Action = decRaw(action)
+		r.Time = decTime(t)
+		out = append(out, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("actions of %q: %w", channelID, err)
+	}
+	for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
+		out[i], out[j] = out[j], out[i]
+	}
+	return out, nil
+}
+
+// ClearActions forgets a channel's action history.
+func (s *Store) ClearActions(ctx context.Context, channelID string) error {
+	if _, err := s.writer.ExecContext(ctx, `DELETE FROM actions WHERE channel_id = ?`, channelID); err != nil {
+		return fmt.Errorf("clear actions of %q: %w", channelID, err)
+	}
+	return nil
+}
+
+// TrimActions keeps the newest keep records once a channel has more than
+// over. When the oldest kept record is a continue (the end of a wake whose
+// start is being dropped), it is dropped too, repeatedly, so the kept part
+// starts at the beginning of a wake: the channel keeps fewer than keep
+// records rather than a chain cut in half. keep <= 0 clears the history
+// once it is over the bound.
+func (s *Store) TrimActions(ctx context.Context, channelID string, keep, over int) error {
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		var n int
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM actions WHERE channel_id = ?`, channelID).Scan(&n); err != nil {
+			return err
+		}
+		if n <= over || n <= keep {
+			return nil
+		}
+		if keep <= 0 {
+			_, err := tx.ExecContext(ctx, `DELETE FROM actions WHERE channel_id = ?`, channelID)
+			return err
+		}
+		rows, err := tx.QueryContext(ctx, `SELECT id, name FROM
+	(SELECT id, name FROM actions WHERE channel_id = ? ORDER BY id DESC LIMIT ?)
+ORDER BY id`, channelID, keep)
+		if err != nil {
+			return err
+		}
+		// cut is the first id to keep; everything before it goes.
+		var cut int64
+		skipping := true
+		for rows.Next() {
+			var (
+				id   int64
+				name string
+			)
+			if err := rows.Scan(&id, &name); err != nil {
+				rows.Close()
+				return err
+			}
+			if skipping && name == continueName {
+				cut = id + 1
+				continue
+			}
+			if skipping {
+				cut = id
+				skipping = false
+			}
+		}
+		if err := rows.Err(); err != nil {
+			rows.Close()
+			return err
+		}
+		if err := rows.Close(); err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `DELETE FROM actions WHERE channel_id = ? AND id < ?`, channelID, cut)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("trim actions of %q: %w", channelID, err)
+	}
+	return nil
+}

@@ -1,0 +1,195 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/airi-go/airi/state"
+)
+
+const messageCols = `id, channel_id, platform_id, sender_id, sender_name, self, content, reply_to, mentioned, time, read`
+
+func scanMessage(sc interface{ Scan(...any) error }) (state.Message, error) {
+	var (
+		m state.Message
+		t int64
+	)
+	err := sc.Scan(&m.ID, &m.ChannelID, &m.PlatformID, &m.SenderID, &m.SenderName, &m.Self,
+		&m.Content, &m.ReplyTo, &m.Mentioned, &t, &m.Read)
+	m.Time = decTime(t)
+	return m, err
+}
+
+func scanMessages(rows *sql.Rows, err error) ([]state.Message, error) {
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []state.Message
+	for rows.Next() {
+		m, err := scanMessage(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, m)
+	}
+	return out, rows.Err()
+}
+
+// Ingest stores an incoming message durably; see state.Store. The insert
+// and the unread flag are one statement, so a message is either absent or
+// stored and unread (or read, for the bot's own). On a duplicate the stored
+// row is returned with isNew=false.
+func (s *Store) Ingest(ctx context.Context, msg state.Message) (state.Message, bool, error) {
+	if err := msg.Validate(); err != nil {
+		return state.Message{}, false, fmt.Errorf("ingest message: %w", err)
+	}
+	msg.ID = 0
+	msg.Read = msg.Self // the bot's own messages are never unread
+	msg.Time = normTime(msg.Time)
+
+	var isNew bool
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		err := tx.QueryRowContext(ctx, `
+INSERT INTO messages (channel_id, platform_id, sender_id, sender_name, self, content, reply_to, mentioned, time, read)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+ON CONFLICT DO NOTHING
+RETURNING id`,
+			msg.ChannelID, msg.PlatformID, msg.SenderID, msg.SenderName, boolInt(msg.Self),
+			msg.Content, msg.ReplyTo, boolInt(msg.Mentioned), encTime(msg.Time), boolInt(msg.Read),
+		).Scan(&msg.ID)
+		if err == nil {
+			isNew = true
+			return nil
+		}
+		if !errors.Is(err, sql.ErrNoRows) {
+			return err
+		}
+		// Nothing inserted: the (channel, platform id) pair exists.
+		msg, err = scanMessage(tx.QueryRowContext(ctx, `SELECT `+messageCols+` FROM messages
+WHERE channel_id = ? AND platform_id = ? AND platform_id <> ''`, msg.ChannelID, msg.PlatformID))
+		return err
+	})
+	if err != nil {
+		return state.Message{}, false, fmt.Errorf("ingest message %q in %q: %w", msg.PlatformID, msg.ChannelID, err)
+	}
+	return msg, isNew, nil
+}
+
+// limitArg maps "limit <= 0 means all" onto SQLite's LIMIT -1.
+func limitArg(limit int) int {
+	if limit <= 0 {
+		return -1
+	}
+	return limit
+}
+
+// Unread returns up to limit unread messages of a channel, oldest first
+// (limit <= 0 means all).
+func (s *Store) Unread(ctx context.Context, channelID string, limit int) ([]state.Message, error) {
+	out, err := scanMessages(s.reader.QueryContext(ctx, `SELECT `+messageCols+` FROM messages
+WHERE channel_id = ? AND read = 0 ORDER BY id LIMIT ?`, channelID, limitArg(limit)))
+	if err != nil {
+		return nil, fmt.Errorf("unread messages of %q: %w", channelID, err)
+	}
+	return out, nil
+}
+
+// UnreadCounts returns the number of unread messages per channel id.
+func (s *Store) UnreadCounts(ctx context.Context) (map[string]int, error) {
+	rows, err := s.reader.QueryContext(ctx, `SELECT channel_id, count(*) FROM messages WHERE read = 0 GROUP BY channel_id`)
+	if err != nil {
+		return nil, fmt.Errorf("count unread: %w", err)
+	}
+	defer rows.Close()
+	out := map[string]int{}
+	for rows.Next() {
+		var (
+			id string
+			n  int
+		)
+		if err := rows.Scan(&id, &n); err != nil {
+			return nil, fmt.Errorf("count unread: %w", err)
+		}
+		out[id] = n
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("count unread: %w", err)
+	}
+	return out, nil
+}
+
+// MarkRead marks exactly the given message ids read; unknown ids and ids
+// already read are ignored.
+func (s *Store) MarkRead(ctx context.Context, ids []int64) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	// One JSON array parameter instead of one placeholder per id keeps the
+	// statement under SQLite's variable limit for any batch size.
+	arr, err := json.Marshal(ids)
+	if err != nil {
+		return fmt.Errorf("mark read: %w", err)
+	}
+	_, err = s.writer.ExecContext(ctx,
+		`UPDATE messages SET read = 1 WHERE read = 0 AND id IN (SELECT value FROM json_each(?))`, string(arr))
+	if err != nil {
+		return fmt.Errorf("mark %d messages read: %w", len(ids), err)
+	}
+	return nil
+}
+
+// History returns the newest limit read or own messages of a channel,
+// oldest first (limit <= 0 means all), and how many the channel has.
+func (s *Store) History(ctx context.Context, channelID string, limit int) ([]state.Message, int, error) {
+	var (
+		msgs  []state.Message
+		total int
+	)
+	err := s.read(ctx, func(tx *sql.Tx) error {
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM messages WHERE channel_id = ? AND read = 1`,
+			channelID).Scan(&total); err != nil {
+			return err
+		}
+		var err error
+		msgs, err = scanMessages(tx.QueryContext(ctx, `SELECT `+messageCols+` FROM messages
+WHERE channel_id = ? AND read = 1 ORDER BY id DESC LIMIT ?`, channelID, limitArg(limit)))
+		return err
+	})
+	if err != nil {
+		return nil, 0, fmt.Errorf("history of %q: %w", channelID, err)
+	}
+	for i, j := 0, len(msgs)-1; i < j; i, j = i+1, j-1 {
+		msgs[i], msgs[j] = msgs[j], msgs[i]
+	}
+	return msgs, total, nil
+}
+
+// LastMessageID returns the highest message id stored for a channel (0 if none).
+func (s *Store) LastMessageID(ctx context.Context, channelID string) (int64, error) {
+	var id int64
+	// Two index seeks (unread and read) instead of a scan of the channel.
+	err := s.reader.QueryRowContext(ctx, `SELECT max(
+	coalesce((SELECT max(id) FROM messages WHERE channel_id = ?1 AND read = 0), 0),
+	coalesce((SELECT max(id) FROM messages WHERE channel_id = ?1 AND read = 1), 0))`, channelID).Scan(&id)
+	if err != nil {
+		return 0, fmt.Errorf("last message id of %q: %w", channelID, err)
+	}
+	return id, nil
+}
+
+// Events returns the incoming (not own) messages in id order: of one
+// channel when f.ChannelID is set, with a Time at or after f.Since when it
+// is set.
+func (s *Store) Events(ctx context.Context, f state.TickFilter) ([]state.Message, error) {
+	out, err := scanMessages(s.reader.QueryContext(ctx, `SELECT `+messageCols+` FROM messages
+WHERE self = 0 AND (?1 = '' OR channel_id = ?1) AND (?2 = 0 OR time >= ?2) ORDER BY id`,
+		f.ChannelID, encTime(f.Since)))
+	if err != nil {
+		return nil, fmt.Errorf("list events: %w", err)
+	}
+	return out, nil
+}

@@ -1,0 +1,130 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+
+	"go.uber.org/zap"
+)
+
+// migrations are applied in order; the database's PRAGMA user_version is
+// the number applied so far. Append only: never edit a released step.
+var migrations = []string{
+	// 1: the initial schema.
+	`
+CREATE TABLE channels (
+	id        TEXT PRIMARY KEY,
+	platform  TEXT NOT NULL,
+	native_id TEXT NOT NULL DEFAULT '',
+	grp       INTEGER NOT NULL DEFAULT 0,
+	title     TEXT NOT NULL DEFAULT '',
+	members   TEXT NOT NULL DEFAULT '[]'
+);
+
+CREATE TABLE messages (
+	id          INTEGER PRIMARY KEY AUTOINCREMENT,
+	channel_id  TEXT NOT NULL,
+	platform_id TEXT NOT NULL DEFAULT '',
+	sender_id   TEXT NOT NULL DEFAULT '',
+	sender_name TEXT NOT NULL DEFAULT '',
+	self        INTEGER NOT NULL DEFAULT 0,
+	content     TEXT NOT NULL DEFAULT '',
+	reply_to    TEXT NOT NULL DEFAULT '',
+	mentioned   INTEGER NOT NULL DEFAULT 0,
+	time        INTEGER NOT NULL,
+	read        INTEGER NOT NULL DEFAULT 0
+);
+-- Deduplication key; messages without a platform id are never duplicates.
+CREATE UNIQUE INDEX messages_platform ON messages (channel_id, platform_id) WHERE platform_id <> '';
+-- Unread (read = 0), history (read = 1) and the last id of a channel.
+CREATE INDEX messages_channel ON messages (channel_id, read, id);
+-- The unread pool across channels stays small, so counting it is cheap.
+CREATE INDEX messages_unread ON messages (channel_id) WHERE read = 0;
+
+CREATE TABLE actions (
+	id         INTEGER PRIMARY KEY AUTOINCREMENT,
+	channel_id TEXT NOT NULL,
+	wake       INTEGER NOT NULL DEFAULT 0,
+	action     TEXT,
+	name       TEXT NOT NULL DEFAULT '',
+	reasoning  TEXT NOT NULL DEFAULT '',
+	ok         INTEGER NOT NULL DEFAULT 0,
+	result     TEXT NOT NULL DEFAULT '',
+	time       INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX actions_channel ON actions (channel_id, id);
+
+CREATE TABLE outbox (
+	id          INTEGER PRIMARY KEY AUTOINCREMENT,
+	channel_id  TEXT NOT NULL,
+	content     TEXT NOT NULL DEFAULT '',
+	reply_to    TEXT NOT NULL DEFAULT '',
+	state       TEXT NOT NULL,
+	platform_id TEXT NOT NULL DEFAULT '',
+	error       TEXT NOT NULL DEFAULT '',
+	created     INTEGER NOT NULL DEFAULT 0,
+	updated     INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX outbox_pending ON outbox (id) WHERE state = 'pending';
+
+CREATE TABLE ticks (
+	id                INTEGER PRIMARY KEY AUTOINCREMENT,
+	channel_id        TEXT NOT NULL,
+	wake              INTEGER NOT NULL DEFAULT 0,
+	trigger           TEXT NOT NULL DEFAULT '',
+	now               INTEGER NOT NULL DEFAULT 0,
+	request           TEXT NOT NULL DEFAULT '[]',
+	raw               TEXT NOT NULL DEFAULT '',
+	reasoning         TEXT NOT NULL DEFAULT '',
+	prompt_tokens     INTEGER NOT NULL DEFAULT 0,
+	completion_tokens INTEGER NOT NULL DEFAULT 0,
+	cached_tokens     INTEGER NOT NULL DEFAULT 0,
+	latency_ms        INTEGER NOT NULL DEFAULT 0,
+	action            TEXT,
+	parse_error       TEXT NOT NULL DEFAULT '',
+	model_error       TEXT NOT NULL DEFAULT '',
+	notes             TEXT,
+	result            TEXT NOT NULL DEFAULT '',
+	ok                INTEGER NOT NULL DEFAULT 0,
+	effects           TEXT
+);
+CREATE INDEX ticks_channel ON ticks (channel_id, id);
+
+CREATE TABLE cursors (
+	key   TEXT PRIMARY KEY,
+	value TEXT NOT NULL
+);
+`,
+}
+
+// SchemaVersion is the schema version this build creates and understands.
+func SchemaVersion() int { return len(migrations) }
+
+// migrate applies the pending migrations, each in its own transaction
+// together with the version bump, so a crash leaves the database at a
+// whole version.
+func (s *Store) migrate(ctx context.Context) error {
+	var version int
+	if err := s.writer.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
+		return fmt.Errorf("read schema version: %w", err)
+	}
+	if version > len(migrations) {
+		return fmt.Errorf("schema version %d is newer than this build knows (%d)", version, len(migrations))
+	}
+	for v := version; v < len(migrations); v++ {
+		err := s.write(ctx, func(tx *sql.Tx) error {
+			if _, err := tx.ExecContext(ctx, migrations[v]); err != nil {
+				return err
+			}
+			// PRAGMA takes no parameters; v+1 is our own integer.
+			_, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", v+1))
+			return err
+		})
+		if err != nil {
+			return fmt.Errorf("apply migration %d: %w", v+1, err)
+		}
+		s.logger.Info("applied migration", zap.Int("version", v+1))
+	}
+	return nil
+}

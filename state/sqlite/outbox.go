@@ -1,0 +1,96 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+
+	"github.com/airi-go/airi/state"
+)
+
+// AddOutbox records a send before the platform is called. An empty State
+// is stored as pending; zero Created and Updated are stamped with s.Now.
+func (s *Store) AddOutbox(ctx context.Context, e state.OutboxEntry) (int64, error) {
+	if e.ChannelID == "" {
+		return 0, errors.New("add outbox entry: empty channel id")
+	}
+	if e.State == "" {
+		e.State = state.OutboxPending
+	}
+	now := s.Now()
+	if e.Created.IsZero() {
+		e.Created = now
+	}
+	if e.Updated.IsZero() {
+		e.Updated = e.Created
+	}
+	var id int64
+	err := s.writer.QueryRowContext(ctx, `
+INSERT INTO outbox (channel_id, content, reply_to, state, platform_id, error, created, updated)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+		e.ChannelID, e.Content, e.ReplyTo, string(e.State), e.PlatformID, e.Error, encTime(e.Created), encTime(e.Updated),
+	).Scan(&id)
+	if err != nil {
+		return 0, fmt.Errorf("add outbox entry for %q: %w", e.ChannelID, err)
+	}
+	return id, nil
+}
+
+// SetOutboxState records the outcome of a send and stamps Updated with
+// s.Now; an unknown id gives state.ErrNotFound.
+func (s *Store) SetOutboxState(ctx context.Context, id int64, st state.OutboxState, platformID, errText string) error {
+	if st == "" {
+		return fmt.Errorf("set outbox entry %d state: empty state", id)
+	}
+	res, err := s.writer.ExecContext(ctx, `UPDATE outbox SET state = ?, platform_id = ?, error = ?, updated = ? WHERE id = ?`,
+		string(st), platformID, errText, encTime(s.Now()), id)
+	if err != nil {
+		return fmt.Errorf("set outbox entry %d state: %w", id, err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return fmt.Errorf("set outbox entry %d state: %w", id, err)
+	}
+	if n == 0 {
+		return fmt.Errorf("set outbox entry %d state: %w", id, state.ErrNotFound)
+	}
+	return nil
+}
+
+// PendingOutbox returns the entries still pending, in id order, across
+// every channel.
+func (s *Store) PendingOutbox(ctx context.Context) ([]state.OutboxEntry, error) {
+	rows, err := s.reader.QueryContext(ctx, `
+SELECT id, channel_id, content, reply_to, state, platform_id, error, created, updated
+FROM outbox WHERE state = 'pending' ORDER BY id`)
+	if err != nil {
+		return nil, fmt.Errorf("pending outbox: %w", err)
+	}
+	defer rows.Close()
+	var out []state.OutboxEntry
+	for rows.Next() {
+		e, err := scanOutbox(rows)
+		if err != nil {
+			return nil, fmt.Errorf("pending outbox: %w", err)
+		}
+		out = append(out, e)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("pending outbox: %w", err)
+	}
+	return out, nil
+}
+
+func scanOutbox(rows *sql.Rows) (state.OutboxEntry, error) {
+	var (
+		e                state.OutboxEntry
+		st               string
+		created, updated int64
+	)
+	err := rows.Scan(&e.ID, &e.ChannelID, &e.Content, &e.ReplyTo, &st, &e.PlatformID, &e.Error, &created, &updated)
+	e.State = state.OutboxState(st)
+	e.Created = decTime(created)
+	e.Updated = decTime(updated)
+	return e, err
+}

@@ -1,0 +1,197 @@
+// Package sqlite is the default state engine: one SQLite file (pure Go,
+// modernc.org/sqlite) in WAL mode, with versioned migrations applied at
+// Open. Writes go through a single connection, so they are serialized in
+// the process; reads use a small pool of read-only connections and never
+// wait for a writer.
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"go.uber.org/zap"
+	_ "modernc.org/sqlite" // registers the "sqlite" driver
+
+	"github.com/airi-go/airi/state"
+)
+
+var _ state.Store = (*Store)(nil)
+
+// BusyTimeout is how long a connection waits for a lock held by another
+// process (an export run against a live database) before failing.
+const BusyTimeout = 5 * time.Second
+
+// maxReaders bounds the read-only connections; reads are short, so a few
+// cover every channel loop and adapter of one process.
+const maxReaders = 4
+
+// Store is a state.Store backed by one SQLite file. It is safe for
+// concurrent use by many goroutines.
+type Store struct {
+	// Now is the clock used to stamp outbox entries. Open sets it to
+	// time.Now; tests may replace it before first use.
+	Now func() time.Time
+
+	path   string
+	logger *zap.Logger
+	writer *sql.DB // one connection: writes are serialized here
+	reader *sql.DB // read-only connections
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// Open opens (creating it and its parent directory if needed) the database
+// file at path and applies any pending migrations, each in its own
+// transaction.
+func Open(ctx context.Context, path string, logger *zap.Logger) (_ *Store, err error) {
+	if logger == nil {
+		logger = zap.NewNop()
+	}
+	if strings.TrimSpace(path) == "" {
+		return nil, errors.New("open sqlite store: empty path")
+	}
+	if path == ":memory:" || strings.ContainsAny(path, "?#") || strings.HasPrefix(path, "file:") {
+		return nil, fmt.Errorf("open sqlite store %q: need a plain file path", path)
+	}
+	if dir := filepath.Dir(path); dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, fmt.Errorf("open sqlite store %q: %w", path, err)
+		}
+	}
+
+	s := &Store{Now: time.Now, path: path, logger: logger.Named("sqlite")}
+	defer func() {
+		if err != nil {
+			_ = s.Close()
+		}
+	}()
+
+	pragmas := fmt.Sprintf("_pragma=busy_timeout(%d)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)",
+		BusyTimeout.Milliseconds())
+
+	// Immediate transactions take the write lock at BEGIN, so a writer in
+	// another process makes us wait (busy timeout) instead of failing
+	// halfway through a transaction.
+	s.writer, err = sql.Open("sqlite", path+"?"+pragmas+"&_pragma=journal_mode(WAL)&_txlock=immediate")
+	if err != nil {
+		return nil, fmt.Errorf("open sqlite store %q: %w", path, err)
+	}
+	s.writer.SetMaxOpenConns(1)
+	s.writer.SetMaxIdleConns(1)
+	s.writer.SetConnMaxLifetime(0)
+	s.writer.SetConnMaxIdleTime(0)
+
+	if err := s.migrate(ctx); err != nil {
+		return nil, fmt.Errorf("open sqlite store %q: %w", path, err)
+	}
+
+	s.reader, err = sql.Open("sqlite", path+"?"+pragmas+"&_pragma=query_only(1)")
+	if err != nil {
+		return nil, fmt.Errorf("open sqlite store %q: %w", path, err)
+	}
+	s.reader.SetMaxOpenConns(maxReaders)
+	s.reader.SetMaxIdleConns(maxReaders)
+	s.reader.SetConnMaxLifetime(0)
+	s.reader.SetConnMaxIdleTime(0)
+	if err := s.reader.PingContext(ctx); err != nil {
+		return nil, fmt.Errorf("open sqlite store %q: %w", path, err)
+	}
+	return s, nil
+}
+
+// Path returns the database file the store was opened on.
+func (s *Store) Path() string { return s.path }
+
+// Close releases the store. It is safe to call more than once.
+func (s *Store) Close() error {
+	s.closeOnce.Do(func() {
+		var errs []error
+		if s.reader != nil {
+			errs = append(errs, s.reader.Close())
+		}
+		if s.writer != nil {
+			// Let SQLite refresh its planner statistics; cheap, and it
+			// keeps long-lived databases fast.
+			_, _ = s.writer.Exec("PRAGMA optimize")
+			errs = append(errs, s.writer.Close())
+		}
+		if err := errors.Join(errs...); err != nil {
+			s.closeErr = fmt.Errorf("close sqlite store %q: %w", s.path, err)
+		}
+	})
+	return s.closeErr
+}
+
+// write runs fn in one write transaction and commits it.
+func (s *Store) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	tx, err := s.writer.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	if err := fn(tx); err != nil {
+		_ = tx.Rollback()
+		return err
+	}
+	return tx.Commit()
+}
+
+// read runs fn in one read transaction, so that several queries see the
+// same snapshot.
+func (s *Store) read(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	tx, err := s.reader.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = tx.Rollback() }()
+	return fn(tx)
+}
+
+// encTime stores a time as Unix nanoseconds; the zero time is stored as 0.
+func encTime(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixNano()
+}
+
+// decTime is the inverse of encTime; times come back in UTC.
+func decTime(n int64) time.Time {
+	if n == 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, n).UTC()
+}
+
+// normTime is what a time looks like after a round trip through the store.
+func normTime(t time.Time) time.Time { return decTime(encTime(t)) }
+
+// encRaw stores raw JSON as text, NULL when empty.
+func encRaw(b []byte) any {
+	if len(b) == 0 {
+		return nil
+	}
+	return string(b)
+}
+
+// decRaw is the inverse of encRaw.
+func decRaw(ns sql.NullString) []byte {
+	if !ns.Valid || ns.String == "" {
+		return nil
+	}
+	return []byte(ns.String)
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}

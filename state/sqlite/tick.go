@@ -1,0 +1,105 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/airi-go/airi/state"
+)
+
+// AddTick stores a tick record and returns its id.
+func (s *Store) AddTick(ctx context.Context, t state.Tick) (int64, error) {
+	if t.ChannelID == "" {
+		return 0, errors.New("add tick: empty channel id")
+	}
+	req := t.Request
+	if req == nil {
+		req = []state.ChatMessage{}
+	}
+	reqJSON, err := json.Marshal(req)
+	if err != nil {
+		return 0, fmt.Errorf("add tick for %q: %w", t.ChannelID, err)
+	}
+	var notes any
+	if t.Notes != nil {
+		b, err := json.Marshal(t.Notes)
+		if err != nil {
+			return 0, fmt.Errorf("add tick for %q: %w", t.ChannelID, err)
+		}
+		notes = string(b)
+	}
+	var id int64
+	err = s.writer.QueryRowContext(ctx, `
+INSERT INTO ticks (channel_id, wake, trigger, now, request, raw, reasoning,
+	prompt_tokens, completion_tokens, cached_tokens, latency_ms,
+	action, parse_error, model_error, notes, result, ok, effects)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+		t.ChannelID, t.Wake, t.Trigger, encTime(t.Now), string(reqJSON), t.Raw, t.Reasoning,
+		t.Usage.PromptTokens, t.Usage.CompletionTokens, t.Usage.CachedTokens, t.LatencyMS,
+		encRaw(t.Action), t.ParseError, t.ModelError, notes, t.Result, boolInt(t.OK), encRaw(t.Effects),
+	).Scan(&id)
+	if err != nil {
+		return 0, fmt.Errorf("add tick for %q: %w", t.ChannelID, err)
+	}
+	return id, nil
+}
+
+// Ticks returns tick records in id order: of one channel when f.ChannelID
+// is set, with Now at or after f.Since when it is set.
+func (s *Store) Ticks(ctx context.Context, f state.TickFilter) ([]state.Tick, error) {
+	rows, err := s.reader.QueryContext(ctx, `
+SELECT id, channel_id, wake, trigger, now, request, raw, reasoning,
+	prompt_tokens, completion_tokens, cached_tokens, latency_ms,
+	action, parse_error, model_error, notes, result, ok, effects
+FROM ticks WHERE (?1 = '' OR channel_id = ?1) AND (?2 = 0 OR now >= ?2) ORDER BY id`,
+		f.ChannelID, encTime(f.Since))
+	if err != nil {
+		return nil, fmt.Errorf("list ticks: %w", err)
+	}
+	defer rows.Close()
+	var out []state.Tick
+	for rows.Next() {
+		t, err := scanTick(rows)
+		if err != nil {
+			return nil, fmt.Errorf("list ticks: %w", err)
+		}
+		out = append(out, t)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list ticks: %w", err)
+	}
+	return out, nil
+}
+
+func scanTick(rows *sql.Rows) (state.Tick, error) {
+	var (
+		t                      state.Tick
+		now                    int64
+		req                    string
+		action, notes, effects sql.NullString
+	)
+	err := rows.Scan(&t.ID, &t.ChannelID, &t.Wake, &t.Trigger, &now, &req, &t.Raw, &t.Reasoning,
+		&t.Usage.PromptTokens, &t.Usage.CompletionTokens, &t.Usage.CachedTokens, &t.LatencyMS,
+		&action, &t.ParseError, &t.ModelError, &notes, &t.Result, &t.OK, &effects)
+	if err != nil {
+		return t, err
+	}
+	t.Now = decTime(now)
+	t.Action = decRaw(action)
+	t.Effects = decRaw(effects)
+	if err := json.Unmarshal([]byte(req), &t.Request); err != nil {
+		return t, fmt.Errorf("decode request of tick %d: %w", t.ID, err)
+	}
+	if len(t.Request) == 0 {
+		t.Request = nil
+	}
+	if notes.Valid {
+		if err := json.Unmarshal([]byte(notes.String), &t.Notes); err != nil {
+			return t, fmt.Errorf("decode notes of tick %d: %w", t.ID, err)
+		}
+	}
+	return t, nil
+}
