@@ -1,0 +1,399 @@
+// Package openai is the planner's way to the model: a planner.Model that
+// speaks the OpenAI Chat Completions API to any compatible endpoint
+// (OpenAI, DeepSeek, OpenRouter, Ollama, vLLM, llama.cpp), built on
+// github.com/sashabaranov/go-openai.
+//
+// One call is tried up to Config.MaxAttempts times, each bounded by
+// Config.Timeout. 429, 5xx, connection failures, timeouts and malformed
+// bodies are retried after an exponential backoff with full jitter, or
+// after the endpoint's Retry-After when that is longer; both are capped by
+// Config.MaxBackoff. 400, 401, 402, 403, 404 and 405 are not retried: they
+// give a *StatusError that wraps planner.ErrPermanent and names the setting
+// to check. Cancelling the context stops an attempt or a wait at once.
+//
+// go-openai drops response headers on its error path and cannot add
+// arbitrary body fields, so the client wraps the HTTP transport: the
+// transport merges Config.ExtraBody (and the temperature, which go-openai
+// would omit at zero) into each body, and records the status, headers and
+// body of each response.
+package openai
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	goopenai "github.com/sashabaranov/go-openai"
+	"go.uber.org/zap"
+
+	"github.com/airi-go/airi/planner"
+)
+
+// Client calls an OpenAI-compatible Chat Completions endpoint. It is safe
+// for concurrent use.
+type Client struct {
+	cfg    Config
+	api    *goopenai.Client
+	merge  map[string]json.RawMessage
+	format *goopenai.ChatCompletionResponseFormat
+	redact redactor
+	log    *zap.Logger
+	now    func() time.Time
+	// jitter picks a wait in [0, limit]; tests may replace it.
+	jitter func(limit time.Duration) time.Duration
+	// wait sleeps between attempts until d passes or ctx is done; tests
+	// may replace it.
+	wait func(ctx context.Context, d time.Duration) error
+}
+
+var _ planner.Model = (*Client)(nil)
+
+// New checks cfg, fills its defaults and returns a client. The logger is
+// named "model"; nil discards logs.
+func New(cfg Config, logger *zap.Logger) (*Client, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("configure model client: %w", err)
+	}
+	cfg = cfg.withDefaults()
+	if logger == nil {
+		logger = zap.NewNop()
+	}
+
+	fields := make(map[string]any, len(cfg.ExtraBody)+1)
+	if cfg.Temperature != nil {
+		// Sent through the transport: go-openai omits a zero temperature
+		// and refuses any temperature for reasoning model names.
+		fields["temperature"] = *cfg.Temperature
+	}
+	for k, v := range cfg.ExtraBody {
+		fields[k] = v
+	}
+	merge, err := encodeMerge(fields)
+	if err != nil {
+		return nil, fmt.Errorf("configure model client: LLM_EXTRA_BODY: %w", err)
+	}
+
+	hc := &http.Client{}
+	if cfg.HTTPClient != nil {
+		*hc = *cfg.HTTPClient
+	}
+	base := hc.Transport
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	hc.Transport = &transport{base: base}
+
+	oc := goopenai.DefaultConfig(cfg.APIKey)
+	oc.BaseURL = cfg.BaseURL
+	oc.HTTPClient = hc
+
+	c := &Client{
+		cfg:    cfg,
+		api:    goopenai.NewClientWithConfig(oc),
+		merge:  merge,
+		redact: redactor(cfg.APIKey),
+		log:    logger.Named("model"),
+		now:    time.Now,
+		jitter: func(limit time.Duration) time.Duration {
+			if limit <= 0 {
+				return 0
+			}
+			return rand.N(limit + 1)
+		},
+		wait: sleep,
+	}
+	switch cfg.JSONMode {
+	case JSONModeObject:
+		c.format = &goopenai.ChatCompletionResponseFormat{Type: goopenai.ChatCompletionResponseFormatTypeJSONObject}
+	case JSONModeSchema:
+		c.format = &goopenai.ChatCompletionResponseFormat{
+			Type: goopenai.ChatCompletionResponseFormatTypeJSONSchema,
+			JSONSchema: &goopenai.ChatCompletionResponseFormatJSONSchema{
+				Name:        "action",
+				Description: "One action of the agent.",
+				Schema:      json.RawMessage(cfg.Schema),
+				// Not strict: OpenAI's strict mode forbids optional
+				// properties, which the action schemas have.
+				Strict: false,
+			},
+		}
+	}
+	return c, nil
+}
+
+// Complete sends one request and returns the answer. Content is the raw
+// text; <think> blocks and reasoning fields are also collected in
+// Reasoning. Latency covers the whole call, waits included; Attempts
+// counts the requests sent. On error the returned Response still carries
+// Attempts and Latency (and, for an empty answer, Usage and Reasoning).
+func (c *Client) Complete(ctx context.Context, req planner.Request) (planner.Response, error) {
+	start := c.now()
+	log := c.log.With(zap.String("channel", req.ChannelID))
+	body := c.request(req)
+
+	var resp planner.Response
+	var lastErr error
+	for attempt := 1; attempt <= c.cfg.MaxAttempts; attempt++ {
+		resp.Attempts = attempt
+		r, retryAfter, err := c.attempt(ctx, body)
+		if err == nil {
+			r.Attempts = attempt
+			r.Latency = c.now().Sub(start)
+			log.Debug("model answered",
+				zap.Int("attempt", attempt),
+				zap.Duration("latency", r.Latency),
+				zap.Int("prompt_tokens", r.Usage.PromptTokens),
+				zap.Int("completion_tokens", r.Usage.CompletionTokens),
+				zap.Int("cached_tokens", r.Usage.CachedTokens))
+			return r, nil
+		}
+		if errors.Is(err, ErrEmptyAnswer) {
+			r.Attempts = attempt
+			r.Latency = c.now().Sub(start)
+			log.Warn("model answer was empty", zap.Int("attempt", attempt), zap.Error(err))
+			return r, err
+		}
+		lastErr = err
+		if ctx.Err() != nil {
+			resp.Latency = c.now().Sub(start)
+			return resp, fmt.Errorf("model call canceled: %w", context.Cause(ctx))
+		}
+		if !retryable(err) {
+			resp.Latency = c.now().Sub(start)
+			log.Error("model call failed", zap.Int("attempt", attempt),
+				zap.String("class", Class(err)), zap.Error(err))
+			return resp, fmt.Errorf("model call: %w", err)
+		}
+		if attempt == c.cfg.MaxAttempts {
+			break
+		}
+		wait := c.backoff(attempt, retryAfter)
+		log.Warn("model call failed, retrying",
+			zap.Int("attempt", attempt),
+			zap.String("class", Class(err)),
+			zap.Duration("wait", wait),
+			zap.Error(err))
+		if err := c.wait(ctx, wait); err != nil {
+			resp.Latency = c.now().Sub(start)
+			return resp, fmt.Errorf("model call canceled while waiting to retry: %w", err)
+		}
+	}
+	resp.Latency = c.now().Sub(start)
+	log.Error("model call failed", zap.Int("attempts", resp.Attempts),
+		zap.String("class", Class(lastErr)), zap.Error(lastErr))
+	return resp, fmt.Errorf("model call failed after %d attempts: %w", resp.Attempts, lastErr)
+}
+
+// request builds the go-openai request shared by all attempts of a call.
+func (c *Client) request(req planner.Request) goopenai.ChatCompletionRequest {
+	msgs := make([]goopenai.ChatCompletionMessage, len(req.Messages))
+	for i, m := range req.Messages {
+		msgs[i] = goopenai.ChatCompletionMessage{Role: m.Role, Content: m.Content}
+	}
+	r := goopenai.ChatCompletionRequest{
+		Model:          c.cfg.Model,
+		Messages:       msgs,
+		User:           req.User,
+		ResponseFormat: c.format,
+	}
+	if reasoningModel(c.cfg.Model) {
+		r.MaxCompletionTokens = c.cfg.MaxTokens
+	} else {
+		r.MaxTokens = c.cfg.MaxTokens
+	}
+	return r
+}
+
+// attempt sends one request. It returns the endpoint's requested wait
+// along with a retryable error.
+func (c *Client) attempt(ctx context.Context, body goopenai.ChatCompletionRequest) (planner.Response, time.Duration, error) {
+	actx, cancel := context.WithTimeoutCause(ctx, c.cfg.Timeout, errAttemptTimeout)
+	defer cancel()
+	ex := &exchange{merge: c.merge}
+	out, err := c.api.CreateChatCompletion(withExchange(actx, ex), body)
+	if err != nil {
+		return planner.Response{}, 0, c.classify(ctx, actx, ex, err)
+	}
+	return c.answer(out, ex)
+}
+
+// classify turns a go-openai error into one of the package's errors.
+func (c *Client) classify(ctx, actx context.Context, ex *exchange, err error) error {
+	switch {
+	case ctx.Err() != nil:
+		return context.Cause(ctx)
+	case errors.Is(context.Cause(actx), errAttemptTimeout):
+		return fmt.Errorf("%w after %s (LLM_TIMEOUT)", errAttemptTimeout, c.cfg.Timeout)
+	}
+	if ex.status != 0 && (ex.status < 200 || ex.status > 299) {
+		return &StatusError{
+			Code:       ex.status,
+			RetryAfter: parseRetryAfter(ex.header, c.now()),
+			Body:       clip(c.redact.String(string(ex.body)), 4096),
+			hint:       statusHint(ex.status, c.cfg.Model, redactURL(c.cfg.BaseURL)),
+		}
+	}
+	if ex.status != 0 {
+		// A 2xx whose body go-openai could not decode.
+		return c.malformed(ex, err)
+	}
+	if errors.Is(err, ErrMalformed) {
+		return err
+	}
+	var dns *net.DNSError
+	if errors.As(err, &dns) && dns.IsNotFound {
+		return fmt.Errorf("%w: cannot resolve the host of LLM_API_BASE_URL %q: %v",
+			planner.ErrPermanent, redactURL(c.cfg.BaseURL), c.redact.String(dns.Error()))
+	}
+	var ue *url.Error
+	if !ex.sent || (errors.As(err, &ue) && strings.Contains(ue.Err.Error(), "unsupported protocol scheme")) {
+		// go-openai refused the request before sending it.
+		return fmt.Errorf("%w: the request could not be sent (check LLM_MODEL, LLM_MAX_TOKENS, LLM_JSON_MODE): %v",
+			planner.ErrPermanent, c.redact.String(err.Error()))
+	}
+	return c.redact.Error(fmt.Errorf("connect to LLM_API_BASE_URL %q: %w", redactURL(c.cfg.BaseURL), err))
+}
+
+func (c *Client) malformed(ex *exchange, err error) error {
+	hint := ""
+	ct := ex.header.Get("Content-Type")
+	if strings.Contains(ct, "html") || strings.HasPrefix(strings.TrimSpace(string(ex.body)), "<") {
+		hint = fmt.Sprintf(" (an HTML page: check that LLM_API_BASE_URL %q is the API root, such as http://localhost:11434/v1)", redactURL(c.cfg.BaseURL))
+	}
+	detail := ""
+	if err != nil {
+		detail = ": " + c.redact.String(err.Error())
+	}
+	return fmt.Errorf("%w: the endpoint answered %d with a body that is not Chat Completions JSON%s%s",
+		ErrMalformed, ex.status, hint, detail)
+}
+
+// answer reads a decoded success response.
+func (c *Client) answer(out goopenai.ChatCompletionResponse, ex *exchange) (planner.Response, time.Duration, error) {
+	extra := decodeExtras(ex.body)
+	if len(out.Choices) == 0 {
+		if msg := errorMessageOf(ex.body); msg != "" {
+			// Some gateways answer 200 with an error object.
+			return planner.Response{}, 0, fmt.Errorf("%w: the endpoint answered 200 with an error: %s",
+				ErrMalformed, clip(c.redact.String(msg), 300))
+		}
+		return planner.Response{}, 0, c.malformed(ex, errors.New("no choices"))
+	}
+	choice := out.Choices[0]
+	msg := choice.Message
+	content := msg.Content
+	if strings.TrimSpace(content) == "" && len(msg.ToolCalls) > 0 {
+		// A model that answered through a tool call: hand the parser the
+		// call's shape, which it accepts.
+		tc, _ := json.Marshal(map[string]string{
+			"name":      msg.ToolCalls[0].Function.Name,
+			"arguments": msg.ToolCalls[0].Function.Arguments,
+		})
+		content = string(tc)
+	}
+	thoughts, rest, open := splitThink(content)
+	var reasoning []string
+	for _, r := range []string{msg.ReasoningContent, extra.firstReasoning(), thoughts} {
+		if r = strings.TrimSpace(r); r != "" && !containsString(reasoning, r) {
+			reasoning = append(reasoning, r)
+		}
+	}
+	usage := out.Usage
+	r := planner.Response{
+		Content:   content,
+		Reasoning: strings.Join(reasoning, "\n\n"),
+	}
+	r.Usage.PromptTokens = usage.PromptTokens
+	r.Usage.CompletionTokens = usage.CompletionTokens
+	if usage.PromptTokensDetails != nil {
+		r.Usage.CachedTokens = usage.PromptTokensDetails.CachedTokens
+	}
+	if r.Usage.CachedTokens == 0 {
+		r.Usage.CachedTokens = extra.Usage.PromptCacheHitTokens
+	}
+	if strings.TrimSpace(rest) == "" {
+		return r, 0, c.emptyError(choice, open, msg.Refusal, r.Reasoning != "")
+	}
+	return r, 0, nil
+}
+
+func (c *Client) emptyError(choice goopenai.ChatCompletionChoice, open bool, refusal string, thought bool) error {
+	switch {
+	case refusal != "":
+		return fmt.Errorf("%w: the model refused: %s", ErrEmptyAnswer, clip(refusal, 300))
+	case open || (thought && choice.FinishReason == goopenai.FinishReasonLength):
+		return fmt.Errorf("%w: the answer ran out of tokens while thinking, before any JSON action (raise LLM_MAX_TOKENS or turn thinking off through LLM_EXTRA_BODY)", ErrEmptyAnswer)
+	case thought:
+		return fmt.Errorf("%w: it held only <think> reasoning and no JSON action", ErrEmptyAnswer)
+	case choice.FinishReason == goopenai.FinishReasonContentFilter:
+		return fmt.Errorf("%w: the provider's content filter removed it", ErrEmptyAnswer)
+	}
+	return fmt.Errorf("%w: no text and no JSON action", ErrEmptyAnswer)
+}
+
+func (e extras) firstReasoning() string {
+	if len(e.Choices) == 0 {
+		return ""
+	}
+	return e.Choices[0].Message.Reasoning
+}
+
+func containsString(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// retryable reports whether another attempt may succeed.
+func retryable(err error) bool {
+	var se *StatusError
+	switch {
+	case errors.As(err, &se):
+		return se.Temporary()
+	case errors.Is(err, planner.ErrPermanent):
+		return false
+	case errors.Is(err, ErrEmptyAnswer):
+		return false
+	}
+	// Timeouts, resets, refused connections, malformed bodies.
+	return true
+}
+
+// backoff is the wait before the attempt after attempt n (1-based): full
+// jitter over an exponential window, at least what the endpoint asked,
+// never more than MaxBackoff.
+func (c *Client) backoff(n int, retryAfter time.Duration) time.Duration {
+	window := c.cfg.MinBackoff
+	for i := 1; i < n && window < c.cfg.MaxBackoff; i++ {
+		window *= 2
+	}
+	window = min(window, c.cfg.MaxBackoff)
+	wait := c.jitter(window)
+	wait = max(wait, retryAfter)
+	return min(wait, c.cfg.MaxBackoff)
+}
+
+// sleep waits for d or until ctx is done.
+func sleep(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return context.Cause(ctx)
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	case <-t.C:
+		return nil
+	}
+}
