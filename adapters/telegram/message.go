@@ -1,0 +1,273 @@
+package telegram
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf16"
+	"unicode/utf8"
+
+	"github.com/mymmrac/telego"
+	"go.uber.org/zap"
+
+	"github.com/airi-go/airi/state"
+)
+
+// maxMembers bounds the display names remembered per chat.
+const maxMembers = 50
+
+// cutMarker ends a message that was longer than state.MaxContentBytes.
+const cutMarker = " […message cut]"
+
+// handle turns one update into a delivery. Only a failed Deliver is an
+// error: updates the runtime has no use for are logged and skipped.
+func (a *Adapter) handle(ctx context.Context, inbox Inbox, u telego.Update) error {
+	switch {
+	case u.Message != nil:
+		ch, msg, ok := a.convert(u.Message)
+		if !ok {
+			a.log.Debug("skipping a message without content", zap.Int("update", u.UpdateID),
+				zap.Int64("chat", u.Message.Chat.ID))
+			return nil
+		}
+		if err := inbox.Deliver(ctx, ch, msg); err != nil {
+			return fmt.Errorf("telegram deliver update %d: %w", u.UpdateID, err)
+		}
+		return nil
+	case u.EditedMessage != nil:
+		a.log.Info("ignoring an edited message", zap.Int("update", u.UpdateID),
+			zap.Int64("chat", u.EditedMessage.Chat.ID), zap.Int("message", u.EditedMessage.MessageID))
+		return nil
+	default:
+		a.log.Debug("skipping an update of another kind", zap.Int("update", u.UpdateID))
+		return nil
+	}
+}
+
+// convert maps a Telegram message to the runtime's channel and message.
+// ok is false for messages with nothing to read (service messages).
+func (a *Adapter) convert(m *telego.Message) (state.Channel, state.Message, bool) {
+	botID, botName := a.Me()
+	content := messageContent(m)
+	if content == "" {
+		return state.Channel{}, state.Message{}, false
+	}
+	if len(content) > state.MaxContentBytes {
+		content = cutContent(content, state.MaxContentBytes)
+	}
+	chatID := strconv.FormatInt(m.Chat.ID, 10)
+	msg := state.Message{
+		ChannelID:  chatID,
+		PlatformID: strconv.Itoa(m.MessageID),
+		Content:    content,
+		Time:       time.Unix(m.Date, 0).UTC(),
+	}
+	switch {
+	case m.From != nil:
+		msg.SenderID = strconv.FormatInt(m.From.ID, 10)
+		msg.SenderName = userName(m.From)
+		msg.Self = m.From.ID == botID
+	case m.SenderChat != nil:
+		// Anonymous group admins and channels posting into a group.
+		msg.SenderID = strconv.FormatInt(m.SenderChat.ID, 10)
+		msg.SenderName = chatTitle(m.SenderChat)
+	}
+	if r := m.ReplyToMessage; r != nil {
+		msg.ReplyTo = strconv.Itoa(r.MessageID)
+	}
+	msg.Mentioned = !msg.Self && addressed(m, botID, botName)
+
+	group := m.Chat.Type != telego.ChatTypePrivate
+	ch := state.Channel{
+		ID:       chatID,
+		Platform: Name,
+		NativeID: chatID,
+		Group:    group,
+		Title:    chatTitle(&m.Chat),
+		Members:  a.seen(m.Chat.ID, msg.SenderName, msg.Self),
+	}
+	return ch, msg, true
+}
+
+// seen records a sender's display name for a chat and returns the names
+// known so far.
+func (a *Adapter) seen(chatID int64, name string, self bool) []string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	names := a.members[chatID]
+	if name != "" && !self {
+		for i, n := range names {
+			if n == name {
+				names = append(names[:i], names[i+1:]...)
+				break
+			}
+		}
+		names = append(names, name)
+		if len(names) > maxMembers {
+			names = names[len(names)-maxMembers:]
+		}
+		a.members[chatID] = names
+	}
+	return append([]string(nil), names...)
+}
+
+// userName is "First Last", or the username when both are empty.
+func userName(u *telego.User) string {
+	name := strings.TrimSpace(strings.TrimSpace(u.FirstName + " " + u.LastName))
+	if name == "" {
+		name = u.Username
+	}
+	return name
+}
+
+// chatTitle is the group's title, or the other person's name in a
+// private chat.
+func chatTitle(c *telego.Chat) string {
+	if c.Title != "" {
+		return c.Title
+	}
+	name := strings.TrimSpace(c.FirstName + " " + c.LastName)
+	if name == "" && c.Username != "" {
+		name = "@" + c.Username
+	}
+	return name
+}
+
+// messageContent is the text the model reads: the text or caption after a
+// placeholder for any media.
+func messageContent(m *telego.Message) string {
+	text := m.Text
+	if text == "" {
+		text = m.Caption
+	}
+	ph := placeholder(m)
+	switch {
+	case ph == "":
+		return text
+	case text == "":
+		return ph
+	default:
+		return ph + " " + text
+	}
+}
+
+// placeholder describes a message's media in brackets, or "".
+func placeholder(m *telego.Message) string {
+	switch {
+	case len(m.Photo) > 0:
+		return "[photo]"
+	case m.Sticker != nil:
+		if m.Sticker.Emoji != "" {
+			return "[sticker " + m.Sticker.Emoji + "]"
+		}
+		return "[sticker]"
+	case m.Animation != nil:
+		return "[animation]"
+	case m.Voice != nil:
+		return fmt.Sprintf("[voice message %ds]", m.Voice.Duration)
+	case m.VideoNote != nil:
+		return "[video message]"
+	case m.Video != nil:
+		return "[video]"
+	case m.Audio != nil:
+		name := strings.TrimSpace(strings.TrimSpace(m.Audio.Performer + " – " + m.Audio.Title))
+		name = strings.Trim(name, "– ")
+		if name == "" {
+			name = m.Audio.FileName
+		}
+		return bracket("audio", name)
+	case m.Document != nil:
+		return bracket("document", m.Document.FileName)
+	case m.Location != nil:
+		return "[location]"
+	case m.Venue != nil:
+		return bracket("venue", m.Venue.Title)
+	case m.Contact != nil:
+		return bracket("contact", strings.TrimSpace(m.Contact.FirstName+" "+m.Contact.LastName))
+	case m.Poll != nil:
+		return bracket("poll", m.Poll.Question)
+	case m.Dice != nil:
+		return fmt.Sprintf("[dice %s %d]", m.Dice.Emoji, m.Dice.Value)
+	}
+	return ""
+}
+
+func bracket(kind, detail string) string {
+	detail = strings.TrimSpace(detail)
+	if detail == "" {
+		return "[" + kind + "]"
+	}
+	return "[" + kind + " " + detail + "]"
+}
+
+// cutContent shortens s to at most limit bytes, on a character boundary,
+// ending with the cut marker.
+func cutContent(s string, limit int) string {
+	n := limit - len(cutMarker)
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + cutMarker
+}
+
+// addressed reports whether the message speaks to the bot: its @username
+// or a text mention of it, a reply to one of its messages, or a command
+// (a bare one, or one with the bot's username).
+func addressed(m *telego.Message, botID int64, username string) bool {
+	if r := m.ReplyToMessage; r != nil && r.From != nil && r.From.ID == botID && botID != 0 {
+		return true
+	}
+	text, entities := m.Text, m.Entities
+	if text == "" {
+		text, entities = m.Caption, m.CaptionEntities
+	}
+	at := "@" + strings.ToLower(username)
+	for _, e := range entities {
+		switch e.Type {
+		case "mention":
+			if username != "" && strings.ToLower(entityText(text, e)) == at {
+				return true
+			}
+		case "text_mention":
+			if e.User != nil && e.User.ID == botID {
+				return true
+			}
+		case "bot_command":
+			cmd := entityText(text, e)
+			if _, target, ok := strings.Cut(cmd, "@"); !ok || strings.EqualFold(target, username) {
+				return true
+			}
+		}
+	}
+	// Entities may be missing (a forwarded text, a server that omits
+	// them); a literal @username still counts.
+	return username != "" && containsMention(strings.ToLower(text), at)
+}
+
+// containsMention finds at in text as a whole word.
+func containsMention(text, at string) bool {
+	for i := 0; ; {
+		j := strings.Index(text[i:], at)
+		if j < 0 {
+			return false
+		}
+		end := i + j + len(at)
+		r, _ := utf8.DecodeRuneInString(text[end:])
+		if end == len(text) || !(unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_') {
+			return true
+		}
+		i = end
+	}
+}
+
+// entityText returns the text an entity covers; offsets count UTF-16 units.
+func entityText(text string, e telego.MessageEntity) string {
+	units := utf16.Encode([]rune(text))
+	if e.Offset < 0 || e.Length < 0 || e.Offset+e.Length > len(units) {
+		return ""
+	}
+	return string(utf16.Decode(units[e.Offset : e.Offset+e.Length]))
+}

@@ -1,0 +1,352 @@
+// Package telegram connects the runtime to Telegram through the Bot API:
+// long polling with getUpdates in the adapter's own loop (an update is
+// confirmed only after the runtime stored it), sending with sendMessage in
+// Telegram HTML, and the typing indicator.
+//
+// It uses github.com/mymmrac/telego for the Bot API types and methods but
+// none of its update loops (they confirm updates before they are handled
+// and hand them to goroutines); telego's transport is replaced by a
+// net/http caller that keeps the token out of errors and tells whether a
+// failed request had gone out.
+package telegram
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mymmrac/telego"
+	ta "github.com/mymmrac/telego/telegoapi"
+	"go.uber.org/zap"
+
+	"github.com/airi-go/airi/state"
+)
+
+// Name is the adapter's name, the platform of the channels it reports.
+const Name = "telegram"
+
+// DefaultAPIBaseURL is the official Bot API server.
+const DefaultAPIBaseURL = "https://api.telegram.org"
+
+// Inbox is where the adapter delivers what it receives; the runtime
+// implements it.
+type Inbox interface {
+	// Deliver stores msg durably (deduplicated by ChannelID+PlatformID) and
+	// wakes its channel. It returns only once the message is stored; on
+	// error it was not stored and must not be confirmed upstream.
+	Deliver(ctx context.Context, ch state.Channel, msg state.Message) error
+}
+
+// Cursors persists adapter positions across restarts (the state store).
+type Cursors interface {
+	// Cursor returns a stored cursor, or "" when unset.
+	Cursor(ctx context.Context, key string) (string, error)
+	// SetCursor stores a cursor.
+	SetCursor(ctx context.Context, key, value string) error
+}
+
+// Config configures the adapter. Zero values take the defaults.
+type Config struct {
+	// Token is the bot token from BotFather (TELEGRAM_BOT_TOKEN).
+	Token string
+	// APIBaseURL is the Bot API server [DefaultAPIBaseURL]; a local Bot API
+	// server's URL (TELEGRAM_API_BASE_URL) works the same.
+	APIBaseURL string
+	// PollTimeout is the long-poll timeout of getUpdates [30s]; Telegram
+	// counts it in whole seconds, so it is rounded up to at least 1s.
+	PollTimeout time.Duration
+	// HTTPTimeout bounds every other request, and is added to PollTimeout
+	// for getUpdates [15s].
+	HTTPTimeout time.Duration
+	// MaxRetryWait is the longest flood-control wait (429 retry_after) a
+	// send accepts before it gives up without sending [60s].
+	MaxRetryWait time.Duration
+	// HTTPClient replaces the adapter's own client (its Timeout is ignored:
+	// deadlines come from the contexts).
+	HTTPClient *http.Client
+}
+
+// ErrUnauthorized is returned by Run when the Bot API refuses the token.
+var ErrUnauthorized = errors.New("TELEGRAM_BOT_TOKEN was refused by the Bot API")
+
+// Adapter is a Telegram bot reached through the Bot API.
+type Adapter struct {
+	cfg     Config
+	cursors Cursors
+	log     *zap.Logger
+	bot     *telego.Bot
+	call    *caller
+	ownHTTP *http.Transport // closed when Run returns, if the adapter made it
+
+	// wait pauses for d or until ctx ends; tests replace it to observe
+	// flood-control waits without spending them.
+	wait func(ctx context.Context, d time.Duration) error
+
+	ready     chan struct{}
+	readyOnce sync.Once
+
+	mu      sync.Mutex
+	me      telego.User
+	members map[int64][]string // display names seen per chat, newest last
+}
+
+// New checks the configuration and makes an adapter; it does not connect.
+func New(cfg Config, cursors Cursors, logger *zap.Logger) (*Adapter, error) {
+	if strings.TrimSpace(cfg.Token) == "" {
+		return nil, errors.New("telegram: TELEGRAM_BOT_TOKEN is empty")
+	}
+	if cfg.APIBaseURL == "" {
+		cfg.APIBaseURL = DefaultAPIBaseURL
+	}
+	cfg.APIBaseURL = strings.TrimRight(cfg.APIBaseURL, "/")
+	if !strings.HasPrefix(cfg.APIBaseURL, "http://") && !strings.HasPrefix(cfg.APIBaseURL, "https://") {
+		return nil, fmt.Errorf("telegram: TELEGRAM_API_BASE_URL %q is not an http(s) URL", cfg.APIBaseURL)
+	}
+	if cfg.PollTimeout <= 0 {
+		cfg.PollTimeout = 30 * time.Second
+	}
+	if cfg.HTTPTimeout <= 0 {
+		cfg.HTTPTimeout = 15 * time.Second
+	}
+	if cfg.MaxRetryWait <= 0 {
+		cfg.MaxRetryWait = time.Minute
+	}
+	if logger == nil {
+		logger = zap.NewNop()
+	}
+	a := &Adapter{
+		cfg:     cfg,
+		cursors: cursors,
+		log:     logger.Named(Name),
+		wait:    sleepCtx,
+		ready:   make(chan struct{}),
+		members: make(map[int64][]string),
+	}
+	client := cfg.HTTPClient
+	if client == nil {
+		a.ownHTTP = http.DefaultTransport.(*http.Transport).Clone()
+		client = &http.Client{Transport: a.ownHTTP}
+	}
+	a.call = &caller{client: client, token: cfg.Token}
+	bot, err := telego.NewBot(cfg.Token,
+		telego.WithAPIServer(cfg.APIBaseURL),
+		telego.WithAPICaller(a.call),
+		telego.WithDiscardLogger(),
+	)
+	if err != nil {
+		if errors.Is(err, telego.ErrInvalidToken) {
+			return nil, errors.New("telegram: TELEGRAM_BOT_TOKEN does not look like a bot token (digits, a colon, 35 characters)")
+		}
+		return nil, fmt.Errorf("telegram: %s", a.call.redact(err.Error()))
+	}
+	a.bot = bot
+	return a, nil
+}
+
+// Name returns "telegram".
+func (a *Adapter) Name() string { return Name }
+
+// Ready is closed once Run has connected and knows the bot's identity.
+func (a *Adapter) Ready() <-chan struct{} { return a.ready }
+
+// Me returns the bot's identity from getMe (zero before Ready).
+func (a *Adapter) Me() (id int64, username string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.me.ID, a.me.Username
+}
+
+// Run connects (getMe; a refused token or an unreachable server fails at
+// once), then polls for updates and delivers them one by one until ctx
+// ends, when it returns nil. An update is confirmed to Telegram (by the
+// next getUpdates offset) only after Deliver stored it.
+func (a *Adapter) Run(ctx context.Context, inbox Inbox) error {
+	if a.ownHTTP != nil {
+		defer a.ownHTTP.CloseIdleConnections()
+	}
+	if err := a.connect(ctx); err != nil {
+		if ctx.Err() != nil {
+			return nil
+		}
+		return err
+	}
+	offset, err := a.loadOffset(ctx)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil
+		}
+		return err
+	}
+	backoff := time.Duration(0)
+	for ctx.Err() == nil {
+		next, err := a.Poll(ctx, inbox, offset)
+		offset = next
+		if err == nil {
+			backoff = 0
+			continue
+		}
+		if ctx.Err() != nil {
+			break
+		}
+		if fatal := a.fatal(err); fatal != nil {
+			return fatal
+		}
+		backoff = nextBackoff(backoff, err)
+		a.log.Warn("telegram polling failed; retrying", zap.Error(err), zap.Duration("in", backoff))
+		if a.wait(ctx, backoff) != nil {
+			break
+		}
+	}
+	return nil
+}
+
+// connect learns the bot's identity.
+func (a *Adapter) connect(ctx context.Context) error {
+	cctx, cancel := context.WithTimeout(ctx, a.cfg.HTTPTimeout)
+	defer cancel()
+	me, err := a.bot.GetMe(cctx)
+	if err != nil {
+		var apiErr *ta.Error
+		if errors.As(err, &apiErr) && (apiErr.ErrorCode == http.StatusUnauthorized || apiErr.ErrorCode == http.StatusNotFound) {
+			return fmt.Errorf("telegram: %w (%d %s)", ErrUnauthorized, apiErr.ErrorCode, apiErr.Description)
+		}
+		return fmt.Errorf("telegram: reach the Bot API at %s: %s", a.cfg.APIBaseURL, a.call.redact(errText(err)))
+	}
+	a.mu.Lock()
+	a.me = *me
+	a.mu.Unlock()
+	a.log.Info("telegram bot connected", zap.Int64("id", me.ID), zap.String("username", me.Username),
+		zap.Bool("reads_all_group_messages", me.CanReadAllGroupMessages))
+	if !me.CanReadAllGroupMessages {
+		a.log.Info("group privacy mode is on: in groups the bot sees only commands, mentions and replies to it")
+	}
+	a.readyOnce.Do(func() { close(a.ready) })
+	return nil
+}
+
+// errText strips telego's wrapping from an error message.
+func errText(err error) string {
+	return strings.TrimPrefix(err.Error(), "telego: getMe: internal execution: ")
+}
+
+func (a *Adapter) cursorKey() string {
+	id, _ := a.Me()
+	return "telegram:" + strconv.FormatInt(id, 10) + ":offset"
+}
+
+func (a *Adapter) loadOffset(ctx context.Context) (int, error) {
+	if a.cursors == nil {
+		return 0, nil
+	}
+	v, err := a.cursors.Cursor(ctx, a.cursorKey())
+	if err != nil {
+		return 0, fmt.Errorf("telegram: load offset: %w", err)
+	}
+	if v == "" {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		a.log.Warn("ignoring an unreadable stored offset", zap.String("offset", v))
+		return 0, nil
+	}
+	return n, nil
+}
+
+// Poll is one step of the receive loop: one getUpdates from offset, each
+// update delivered in order, the new offset stored. It returns the offset
+// for the next call: past the last update delivered, never past one whose
+// Deliver failed (that update is fetched again).
+func (a *Adapter) Poll(ctx context.Context, inbox Inbox, offset int) (int, error) {
+	secs := int((a.cfg.PollTimeout + time.Second - 1) / time.Second)
+	if secs < 1 {
+		secs = 1
+	}
+	pctx, cancel := context.WithTimeout(ctx, time.Duration(secs)*time.Second+a.cfg.HTTPTimeout)
+	defer cancel()
+	updates, err := a.bot.GetUpdates(pctx, &telego.GetUpdatesParams{
+		Offset:         offset,
+		Timeout:        secs,
+		AllowedUpdates: []string{telego.MessageUpdates, telego.EditedMessageUpdates},
+	})
+	if err != nil {
+		return offset, fmt.Errorf("telegram getUpdates: %w", err)
+	}
+	start := offset
+	for _, u := range updates {
+		if u.UpdateID < offset {
+			continue
+		}
+		if err := a.handle(ctx, inbox, u); err != nil {
+			a.saveOffset(ctx, start, offset)
+			return offset, err
+		}
+		offset = u.UpdateID + 1
+	}
+	a.saveOffset(ctx, start, offset)
+	return offset, nil
+}
+
+func (a *Adapter) saveOffset(ctx context.Context, old, offset int) {
+	if a.cursors == nil || offset == old {
+		return
+	}
+	// A lost cursor costs nothing but duplicates the store drops: the
+	// server itself forgets confirmed updates.
+	if err := a.cursors.SetCursor(ctx, a.cursorKey(), strconv.Itoa(offset)); err != nil && ctx.Err() == nil {
+		a.log.Warn("store telegram offset", zap.Error(err))
+	}
+}
+
+// fatal returns the error Run must stop with, or nil for a retryable one.
+func (a *Adapter) fatal(err error) error {
+	var apiErr *ta.Error
+	if !errors.As(err, &apiErr) {
+		return nil
+	}
+	switch {
+	case apiErr.ErrorCode == http.StatusUnauthorized:
+		return fmt.Errorf("telegram: %w while polling (%s)", ErrUnauthorized, apiErr.Description)
+	case apiErr.ErrorCode == http.StatusConflict && strings.Contains(strings.ToLower(apiErr.Description), "webhook"):
+		return errors.New("telegram: a webhook is set for this bot; long polling needs it removed (call deleteWebhook)")
+	}
+	return nil
+}
+
+// nextBackoff doubles the wait between failed polls up to 30s, or takes
+// the server's retry_after.
+func nextBackoff(prev time.Duration, err error) time.Duration {
+	var apiErr *ta.Error
+	if errors.As(err, &apiErr) && apiErr.Parameters != nil && apiErr.Parameters.RetryAfter > 0 {
+		return time.Duration(apiErr.Parameters.RetryAfter) * time.Second
+	}
+	if errors.As(err, &apiErr) && apiErr.ErrorCode == http.StatusConflict {
+		// Another process is polling with this token.
+		return 5 * time.Second
+	}
+	switch {
+	case prev <= 0:
+		return 500 * time.Millisecond
+	case prev >= 15*time.Second:
+		return 30 * time.Second
+	default:
+		return 2 * prev
+	}
+}
+
+// sleepCtx waits for d or until ctx ends.
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
