@@ -1,0 +1,95 @@
+package planner
+
+import (
+	"strings"
+	"unicode"
+
+	"github.com/airi-go/airi/prompts"
+	"github.com/airi-go/airi/state"
+)
+
+// window returns the part of the newest messages the request shows.
+//
+// The window is trimmed in blocks: once the channel holds more than the
+// limit, the oldest half is dropped at once and the start then stays put
+// until another half has arrived. A window that slid by one message every
+// tick would change the request right after the system message and defeat
+// the provider's prefix cache. total is the channel's message count as the
+// store reports it; the start is computed from it, not from the slice.
+func (b *Builder) window(msgs []state.Message, total int) []state.Message {
+	limit := b.opts.HistoryLimit
+	if total < len(msgs) {
+		total = len(msgs)
+	}
+	if total <= limit {
+		return msgs
+	}
+	half := limit / 2
+	if half < 1 {
+		half = 1
+	}
+	// Index (in the channel's whole history) of the first message shown:
+	// the smallest multiple of half that leaves at most limit messages.
+	over := total - limit
+	start := (over + half - 1) / half * half
+	first := total - len(msgs) // index of msgs[0]
+	skip := start - first
+	if skip <= 0 {
+		return msgs
+	}
+	if skip >= len(msgs) {
+		return nil
+	}
+	return msgs[skip:]
+}
+
+// historyTurn writes one stored message as a request turn. The bot's own
+// messages become assistant turns holding the flat JSON action that sent
+// them, so the model keeps seeing itself answer in JSON. Other people's are
+// user turns `Name: "text"`, the text quoted so that its line breaks,
+// brackets or JSON cannot pass for the runtime's words.
+func historyTurn(m state.Message, channelID string) state.ChatMessage {
+	if m.Self {
+		ch := m.ChannelID
+		if ch == "" {
+			ch = channelID
+		}
+		var b strings.Builder
+		b.Grow(len(m.Content) + len(ch) + 64)
+		b.WriteString(`{"action":"send_message","channelId":`)
+		b.WriteString(prompts.Quote(ch))
+		b.WriteString(`,"content":`)
+		b.WriteString(prompts.Quote(m.Content))
+		if m.ReplyTo != "" {
+			b.WriteString(`,"replyTo":`)
+			b.WriteString(prompts.Quote(m.ReplyTo))
+		}
+		b.WriteByte('}')
+		return state.ChatMessage{Role: RoleAssistant, Content: b.String()}
+	}
+	name := senderName(m.SenderName)
+	return state.ChatMessage{Role: RoleUser, Content: name + ": " + prompts.Quote(m.Content)}
+}
+
+// maxNameRunes bounds a sender name shown to the model.
+const maxNameRunes = 48
+
+// senderName returns a display name safe to put before a colon: plain
+// names stay as they are; a name with brackets, quotes, colons or control
+// characters is quoted, so "[System]" cannot look like a runtime tag.
+func senderName(name string) string {
+	name = strings.Join(strings.Fields(name), " ")
+	if r := []rune(name); len(r) > maxNameRunes {
+		name = string(r[:maxNameRunes])
+	}
+	if name == "" {
+		return "someone"
+	}
+	for _, r := range name {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) || r == ' ' || r == '_' || r == '-' || r == '.' || r == '\'' {
+			continue
+		}
+		return prompts.Quote(name)
+	}
+	return name
+}

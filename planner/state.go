@@ -1,0 +1,163 @@
+package planner
+
+import (
+	"bytes"
+	"encoding/json"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/airi-go/airi/actions"
+	"github.com/airi-go/airi/prompts"
+	"github.com/airi-go/airi/state"
+)
+
+// Limits of the action history in the state message: the current wake in
+// full, at most this many records of earlier wakes, one line each.
+const (
+	maxEarlierRecords = 6
+	maxEarlierRunes   = 120
+)
+
+// readInHistory replaces a read result whose messages now appear in the
+// history, so they are not shown twice in one request.
+const readInHistory = "ok; those messages are now in the chat history above"
+
+// stateData completes the static data with what changes every tick.
+func (b *Builder) stateData(d prompts.Data, in Input) prompts.Data {
+	tz := b.opts.TimeZone
+	d.Now = in.Now.In(tz)
+	d.Remaining = in.Remaining
+	if len(in.Incoming) > 0 {
+		d.Incoming = make([]prompts.Message, len(in.Incoming))
+		for i, m := range in.Incoming {
+			d.Incoming[i] = prompts.Message{
+				ID:        messageRef(m),
+				Sender:    strings.Join(strings.Fields(m.SenderName), " "),
+				Content:   m.Content,
+				Time:      m.Time.In(tz),
+				ReplyTo:   m.ReplyTo,
+				Mentioned: m.Mentioned,
+				Self:      m.Self,
+			}
+		}
+	}
+	var earlier []state.ActionRecord
+	for _, r := range in.Actions {
+		if r.Wake == in.Wake {
+			d.Actions = append(d.Actions, b.actionView(r, in.Channel.ID, false))
+		} else {
+			earlier = append(earlier, r)
+		}
+	}
+	if len(earlier) > maxEarlierRecords {
+		earlier = earlier[len(earlier)-maxEarlierRecords:]
+	}
+	for _, r := range earlier {
+		d.Earlier = append(d.Earlier, b.actionView(r, in.Channel.ID, true))
+	}
+	d.Unread = unreadView(in)
+	return d
+}
+
+// messageRef is the id the model passes as replyTo: the platform's id, or
+// the stored id when the platform gave none.
+func messageRef(m state.Message) string {
+	if m.PlatformID != "" {
+		return m.PlatformID
+	}
+	if m.ID != 0 {
+		return strconv.FormatInt(m.ID, 10)
+	}
+	return ""
+}
+
+func (b *Builder) actionView(r state.ActionRecord, channelID string, compact bool) prompts.Action {
+	act := "(no valid action)"
+	if len(r.Action) > 0 {
+		var buf bytes.Buffer
+		if err := json.Compact(&buf, r.Action); err == nil {
+			act = buf.String()
+		} else {
+			act = string(r.Action)
+		}
+	}
+	result := strings.TrimSpace(r.Result)
+	if r.Name == actions.NameReadUnread && r.OK && strings.Contains(result, "\n") && readsChannel(r.Action, channelID) {
+		result = readInHistory
+	}
+	if compact {
+		act = oneLine(act, maxEarlierRunes)
+		result = oneLine(result, maxEarlierRunes)
+	}
+	if result == "" {
+		if r.OK {
+			result = "ok"
+		} else {
+			result = "failed"
+		}
+	}
+	return prompts.Action{Name: r.Name, Action: act, OK: r.OK, Result: result, Time: r.Time}
+}
+
+// readsChannel reports whether a read action names the tick's channel.
+func readsChannel(raw json.RawMessage, channelID string) bool {
+	var p struct {
+		ChannelID  any `json:"channelId"`
+		Parameters struct {
+			ChannelID any `json:"channelId"`
+		} `json:"parameters"`
+	}
+	if json.Unmarshal(raw, &p) != nil {
+		return false
+	}
+	id := p.ChannelID
+	if id == nil {
+		id = p.Parameters.ChannelID
+	}
+	switch v := id.(type) {
+	case string:
+		return v == channelID
+	case float64:
+		return strconv.FormatFloat(v, 'f', -1, 64) == channelID
+	}
+	return false
+}
+
+// oneLine folds s onto one line and cuts it to n runes.
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}
+
+func unreadView(in Input) prompts.Unread {
+	var u prompts.Unread
+	if len(in.Unread) == 0 {
+		return u
+	}
+	titles := make(map[string]string, len(in.Channels))
+	for _, c := range in.Channels {
+		titles[c.ID] = c.Title
+	}
+	if in.Channel.Title != "" {
+		titles[in.Channel.ID] = in.Channel.Title
+	}
+	for id, n := range in.Unread {
+		if n <= 0 {
+			continue
+		}
+		u.Total += n
+		u.Channels = append(u.Channels, prompts.UnreadChannel{ID: id, Title: titles[id], Count: n, Current: id == in.Channel.ID})
+	}
+	sort.Slice(u.Channels, func(i, j int) bool {
+		a, b := u.Channels[i], u.Channels[j]
+		if a.Current != b.Current {
+			return a.Current
+		}
+		return a.ID < b.ID
+	})
+	return u
+}
