@@ -1,0 +1,117 @@
+package telegramtest
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"strconv"
+	"time"
+)
+
+// ControlMessage is the body of POST /_control/message: a user message to
+// inject. ChatType defaults to private for a positive chat id (the chat
+// with From) and supergroup for a negative one.
+type ControlMessage struct {
+	ChatID    int64  `json:"chat_id"`
+	ChatType  string `json:"chat_type,omitempty"`
+	ChatTitle string `json:"chat_title,omitempty"`
+	From      User   `json:"from"`
+	Text      string `json:"text,omitempty"`
+	Caption   string `json:"caption,omitempty"`
+	ReplyTo   int    `json:"reply_to,omitempty"`
+	Media     string `json:"media,omitempty"`
+	Emoji     string `json:"emoji,omitempty"`
+	FileName  string `json:"file_name,omitempty"`
+}
+
+// ControlFault is the body of POST /_control/fault.
+type ControlFault struct {
+	Method string `json:"method"`
+	Fault
+}
+
+// serveControl answers the control API:
+//
+//	POST /_control/message  ControlMessage → {"message_id", "chat_id"}
+//	POST /_control/edit     {"chat_id", "message_id", "text"}
+//	POST /_control/fault    ControlFault
+//	GET  /_control/sent     [Sent]; ?min=N&wait=10s waits for N of them
+//	GET  /_control/actions  [ChatAction]
+//	GET  /_control/updates  {"pending": [update ids], "calls": {method: n}}
+func (s *Server) serveControl(w http.ResponseWriter, r *http.Request) {
+	switch r.Method + " " + r.URL.Path {
+	case "POST /_control/message":
+		var in ControlMessage
+		if err := json.NewDecoder(r.Body).Decode(&in); err != nil {
+			http.Error(w, "bad message: "+err.Error(), http.StatusBadRequest)
+			return
+		}
+		if in.From.ID == 0 {
+			in.From = User{ID: 1001, FirstName: "Test", LastName: "User", Username: "test_user"}
+		}
+		chat := Chat{ID: in.ChatID, Type: in.ChatType, Title: in.ChatTitle}
+		if chat.ID == 0 || (chat.ID > 0 && chat.Type == "") || chat.Type == Private {
+			chat = PrivateChat(in.From)
+		}
+		if chat.Type != Private && chat.Title == "" {
+			chat.Title = "Group " + strconv.FormatInt(chat.ID, 10)
+		}
+		m := s.Post(Incoming{Chat: chat, From: in.From, Text: in.Text, Caption: in.Caption, ReplyTo: in.ReplyTo,
+			Media: in.Media, Emoji: in.Emoji, FileName: in.FileName})
+		writeJSON(w, http.StatusOK, map[string]any{"message_id": m.MessageID, "chat_id": m.Chat.ID})
+	case "POST /_control/edit":
+		var in struct {
+			ChatID    int64  `json:"chat_id"`
+			MessageID int    `json:"message_id"`
+			Text      string `json:"text"`
+		}
+		if err := json.NewDecoder(r.Body).Decode(&in); err != nil {
+			http.Error(w, "bad edit: "+err.Error(), http.StatusBadRequest)
+			return
+		}
+		if err := s.Edit(in.ChatID, in.MessageID, in.Text); err != nil {
+			http.Error(w, err.Error(), http.StatusNotFound)
+			return
+		}
+		writeJSON(w, http.StatusOK, map[string]any{"ok": true})
+	case "POST /_control/fault":
+		var in ControlFault
+		if err := json.NewDecoder(r.Body).Decode(&in); err != nil || in.Method == "" {
+			http.Error(w, "bad fault: want {\"method\": ..., \"code\": ..., ...}", http.StatusBadRequest)
+			return
+		}
+		s.Fail(in.Method, in.Fault)
+		writeJSON(w, http.StatusOK, map[string]any{"ok": true})
+	case "GET /_control/sent":
+		sent := s.Sent()
+		if n, err := strconv.Atoi(r.URL.Query().Get("min")); err == nil && n > len(sent) {
+			wait, err := time.ParseDuration(r.URL.Query().Get("wait"))
+			if err != nil || wait <= 0 {
+				wait = 10 * time.Second
+			}
+			ctx, cancel := context.WithTimeout(r.Context(), wait)
+			sent, _ = s.WaitSent(ctx, n)
+			cancel()
+		}
+		if sent == nil {
+			sent = []Sent{}
+		}
+		writeJSON(w, http.StatusOK, sent)
+	case "GET /_control/actions":
+		acts := s.ChatActions()
+		if acts == nil {
+			acts = []ChatAction{}
+		}
+		writeJSON(w, http.StatusOK, acts)
+	case "GET /_control/updates":
+		s.mu.Lock()
+		calls := make(map[string]int, len(s.calls))
+		for k, v := range s.calls {
+			calls[k] = v
+		}
+		s.mu.Unlock()
+		writeJSON(w, http.StatusOK, map[string]any{"pending": s.Pending(), "calls": calls})
+	default:
+		http.Error(w, "unknown control call", http.StatusNotFound)
+	}
+}
