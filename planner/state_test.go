@@ -1,0 +1,98 @@
+package planner
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/airi-go/airi/state"
+)
+
+func stateMessage(t *testing.T, b *Builder, in Input) string {
+	t.Helper()
+	p, err := b.Build(context.Background(), in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := p.Messages[len(p.Messages)-1]
+	if last.Role != RoleUser {
+		t.Fatalf("last message role = %s, want user", last.Role)
+	}
+	return last.Content
+}
+
+func TestStateActionHistory(t *testing.T) {
+	b := newTestBuilder(t, "", BuilderOptions{})
+	in := fixture("console", true)
+	in.Actions = nil
+	// Ten earlier records over wakes 1..5, then the current wake 6.
+	for i := range 10 {
+		in.Actions = append(in.Actions, state.ActionRecord{Wake: int64(1 + i/2), Name: "continue", OK: true,
+			Action: json.RawMessage(fmt.Sprintf(`{"action":"continue","reasoning":"old %d"}`, i)), Result: fmt.Sprintf("earlier result %d\nsecond line", i)})
+	}
+	long := strings.TrimSpace(strings.Repeat("a very long read result line ", 20))
+	in.Actions = append(in.Actions,
+		state.ActionRecord{Wake: 6, Name: "read_unread_messages", OK: true, Action: json.RawMessage(`{"action":"read_unread_messages","channelId":"-1009876543210"}`), Result: "other channel:\n" + long},
+		state.ActionRecord{Wake: 6, Name: "send_message", OK: false, Action: json.RawMessage(`{"action":"send_message","channelId":"-1001234567890","content":"hi"}`), Result: "aborted: 2 new messages arrived; read them first"},
+	)
+	in.Wake = 6
+	got := stateMessage(t, b, in)
+	for i := range 4 {
+		if strings.Contains(got, fmt.Sprintf("earlier result %d", i)) {
+			t.Errorf("record %d of an earlier wake shown; at most the last 6 should be:\n%s", i, got)
+		}
+	}
+	for i := 4; i < 10; i++ {
+		line := fmt.Sprintf(`- {"action":"continue","reasoning":"old %d"} -> earlier result %d second line`, i, i)
+		if !strings.Contains(got, line+"\n") {
+			t.Errorf("earlier record %d not shown on one line %q:\n%s", i, line, got)
+		}
+	}
+	if !strings.Contains(got, long) {
+		t.Errorf("current wake's read of another channel not shown in full:\n%s", got)
+	}
+	if !strings.Contains(got, "aborted: 2 new messages arrived; read them first") {
+		t.Errorf("current wake's failed send not shown:\n%s", got)
+	}
+}
+
+func TestStateReadResultNotRepeated(t *testing.T) {
+	b := newTestBuilder(t, "", BuilderOptions{})
+	in := fixture("console", true)
+	result := "2 messages:\n- \"Ada\": \"first\"\n- \"Bo\": \"second\""
+	in.Actions = []state.ActionRecord{{Wake: 7, Name: "read_unread_messages", OK: true,
+		Action: json.RawMessage(`{"action":"read_unread_messages","channelId":"-1001234567890"}`), Result: result}}
+	got := stateMessage(t, b, in)
+	if strings.Contains(got, `"first"`) {
+		t.Errorf("read result repeated although its messages are in the history:\n%s", got)
+	}
+	if !strings.Contains(got, readInHistory) {
+		t.Errorf("read record not summarized:\n%s", got)
+	}
+}
+
+func TestStateTimeAndUnread(t *testing.T) {
+	zone := time.FixedZone("CST", 8*3600)
+	b := newTestBuilder(t, "", BuilderOptions{TimeZone: zone})
+	in := fixture("telegram", true)
+	in.Unread = map[string]int{"-1009876543210": 3, "-1001234567890": 2, "777": 1, "zero": 0}
+	in.Remaining = 2
+	got := stateMessage(t, b, in)
+	for _, want := range []string{
+		"2026-03-15 05:40:00 +08:00 (CST), Sunday",
+		`Unread: 6 ("-1001234567890" "Harbour Lights": 2, "-1009876543210" "Night Sky Club": 3, "777": 1).`,
+		"2 more unread here",
+		`- id "5020" 05:39:00 "Ada" (mentions you): "@Juni which direction do we look?"`,
+		"Answer with one JSON action and nothing else.",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("state message lacks %q:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "zero") {
+		t.Errorf("channel without unread listed:\n%s", got)
+	}
+}
