@@ -142,7 +142,7 @@ func (c *Client) Complete(ctx context.Context, req planner.Request) (planner.Res
 	var lastErr error
 	for attempt := 1; attempt <= c.cfg.MaxAttempts; attempt++ {
 		resp.Attempts = attempt
-		r, retryAfter, err := c.attempt(ctx, body)
+		r, err := c.attempt(ctx, body)
 		if err == nil {
 			r.Attempts = attempt
 			r.Latency = c.now().Sub(start)
@@ -173,6 +173,10 @@ func (c *Client) Complete(ctx context.Context, req planner.Request) (planner.Res
 		}
 		if attempt == c.cfg.MaxAttempts {
 			break
+		}
+		var retryAfter time.Duration
+		if se := (*StatusError)(nil); errors.As(err, &se) {
+			retryAfter = se.RetryAfter
 		}
 		wait := c.backoff(attempt, retryAfter)
 		log.Warn("model call failed, retrying",
@@ -211,15 +215,14 @@ func (c *Client) request(req planner.Request) goopenai.ChatCompletionRequest {
 	return r
 }
 
-// attempt sends one request. It returns the endpoint's requested wait
-// along with a retryable error.
-func (c *Client) attempt(ctx context.Context, body goopenai.ChatCompletionRequest) (planner.Response, time.Duration, error) {
+// attempt sends one request.
+func (c *Client) attempt(ctx context.Context, body goopenai.ChatCompletionRequest) (planner.Response, error) {
 	actx, cancel := context.WithTimeoutCause(ctx, c.cfg.Timeout, errAttemptTimeout)
 	defer cancel()
 	ex := &exchange{merge: c.merge}
 	out, err := c.api.CreateChatCompletion(withExchange(actx, ex), body)
 	if err != nil {
-		return planner.Response{}, 0, c.classify(ctx, actx, ex, err)
+		return planner.Response{}, c.classify(ctx, actx, ex, err)
 	}
 	return c.answer(out, ex)
 }
@@ -276,15 +279,15 @@ func (c *Client) malformed(ex *exchange, err error) error {
 }
 
 // answer reads a decoded success response.
-func (c *Client) answer(out goopenai.ChatCompletionResponse, ex *exchange) (planner.Response, time.Duration, error) {
+func (c *Client) answer(out goopenai.ChatCompletionResponse, ex *exchange) (planner.Response, error) {
 	extra := decodeExtras(ex.body)
 	if len(out.Choices) == 0 {
 		if msg := errorMessageOf(ex.body); msg != "" {
 			// Some gateways answer 200 with an error object.
-			return planner.Response{}, 0, fmt.Errorf("%w: the endpoint answered 200 with an error: %s",
+			return planner.Response{}, fmt.Errorf("%w: the endpoint answered 200 with an error: %s",
 				ErrMalformed, clip(c.redact.String(msg), 300))
 		}
-		return planner.Response{}, 0, c.malformed(ex, errors.New("no choices"))
+		return planner.Response{}, c.malformed(ex, errors.New("no choices"))
 	}
 	choice := out.Choices[0]
 	msg := choice.Message
@@ -319,9 +322,9 @@ func (c *Client) answer(out goopenai.ChatCompletionResponse, ex *exchange) (plan
 		r.Usage.CachedTokens = extra.Usage.PromptCacheHitTokens
 	}
 	if strings.TrimSpace(rest) == "" {
-		return r, 0, c.emptyError(choice, open, msg.Refusal, r.Reasoning != "")
+		return r, c.emptyError(choice, open, msg.Refusal, r.Reasoning != "")
 	}
-	return r, 0, nil
+	return r, nil
 }
 
 func (c *Client) emptyError(choice goopenai.ChatCompletionChoice, open bool, refusal string, thought bool) error {
