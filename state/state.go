@@ -17,8 +17,14 @@ var ErrNotFound = errors.New("not found")
 //
 // Channel ids are the ids the model sees (see DESIGN §1): the platform's own
 // id, qualified as "platform:id" when several adapters run.
+//
+// Times come back as the same instant, not necessarily in the same location
+// (engines return UTC). Ids of messages, action records, outbox entries and
+// ticks increase in insertion order and are never reused.
 type Store interface {
 	// UpsertChannel records a channel or updates its title, kind and members.
+	// An empty Title or a nil Members keeps the stored value, so an adapter
+	// that does not know them on every event does not erase them.
 	UpsertChannel(ctx context.Context, ch Channel) error
 	// Channel returns one channel, or ErrNotFound.
 	Channel(ctx context.Context, id string) (Channel, error)
@@ -30,35 +36,44 @@ type Store interface {
 	// returns stored=false and changes nothing. A message with Self=false
 	// joins the channel's unread pool; the bot's own never do. The returned
 	// message carries its assigned ID. A message with an empty PlatformID
-	// is never deduplicated.
+	// is never deduplicated. On a duplicate the stored message is returned
+	// (with its ID and read flag) and isNew is false.
 	Ingest(ctx context.Context, msg Message) (stored Message, isNew bool, err error)
 	// Unread returns up to limit unread messages of a channel, oldest first
-	// (limit <= 0 means all).
+	// (limit <= 0 means all). Oldest means arrival (id) order.
 	Unread(ctx context.Context, channelID string, limit int) ([]Message, error)
 	// UnreadCounts returns the number of unread messages per channel id
 	// (channels with none are omitted).
 	UnreadCounts(ctx context.Context) (map[string]int, error)
-	// MarkRead marks exactly the given message ids read.
+	// MarkRead marks exactly the given message ids read. Unknown ids and ids
+	// already read are ignored.
 	MarkRead(ctx context.Context, ids []int64) error
 	// History returns the newest limit read or own messages of a channel,
-	// oldest first, and how many such messages the channel has in total.
+	// oldest first, and how many such messages the channel has in total
+	// (limit <= 0 means all).
 	History(ctx context.Context, channelID string, limit int) (msgs []Message, total int, err error)
 	// LastMessageID returns the highest message id stored for a channel (0 if none).
 	LastMessageID(ctx context.Context, channelID string) (int64, error)
 
 	// AppendAction adds an action record to a channel's history and returns its id.
 	AppendAction(ctx context.Context, rec ActionRecord) (int64, error)
-	// Actions returns the newest limit action records of a channel, oldest first.
+	// Actions returns the newest limit action records of a channel, oldest
+	// first (limit <= 0 means all).
 	Actions(ctx context.Context, channelID string, limit int) ([]ActionRecord, error)
 	// ClearActions forgets a channel's action history (the break action).
 	ClearActions(ctx context.Context, channelID string) error
 	// TrimActions keeps the newest keep records once a channel has more than
-	// over, never starting the kept part at a continue record.
+	// over, never starting the kept part at a continue record: when the
+	// oldest kept record is a continue (the end of a wake whose start is
+	// dropped) it is dropped too, repeatedly, so fewer than keep may remain.
+	// keep <= 0 clears the history once it is over the bound.
 	TrimActions(ctx context.Context, channelID string, keep, over int) error
 
-	// AddOutbox records a send before the platform is called.
+	// AddOutbox records a send before the platform is called. An empty State
+	// is stored as OutboxPending; zero Created and Updated are set to now.
 	AddOutbox(ctx context.Context, e OutboxEntry) (int64, error)
-	// SetOutboxState records the outcome of a send.
+	// SetOutboxState records the outcome of a send and sets Updated to now;
+	// an unknown id gives ErrNotFound.
 	SetOutboxState(ctx context.Context, id int64, st OutboxState, platformID, errText string) error
 	// PendingOutbox returns entries still in OutboxPending (after a crash:
 	// their outcome is unknown).
@@ -66,10 +81,12 @@ type Store interface {
 
 	// AddTick stores a tick record and returns its id.
 	AddTick(ctx context.Context, t Tick) (int64, error)
-	// Ticks returns tick records in id order, filtered.
+	// Ticks returns tick records in id order, filtered: of one channel when
+	// ChannelID is set, with Now at or after Since when Since is set.
 	Ticks(ctx context.Context, f TickFilter) ([]Tick, error)
 	// Events returns the incoming (not own) messages in id order, filtered
-	// like ticks, for exporting recorded sessions.
+	// like ticks (on the message's Time), for exporting recorded sessions.
+	// Read and unread messages are both included.
 	Events(ctx context.Context, f TickFilter) ([]Message, error)
 
 	// Cursor returns a stored adapter cursor (a Satori sequence number, a
