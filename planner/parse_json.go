@@ -1,0 +1,682 @@
+package planner
+
+import (
+	"encoding/json"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// jkind is the kind of a decoded JSON value.
+type jkind uint8
+
+const (
+	jNull jkind = iota
+	jBool
+	jNum
+	jStr
+	jObj
+	jArr
+)
+
+// jval is a decoded JSON value. Numbers keep their literal text so that
+// ids longer than a float64 mantissa survive digit for digit; strings
+// without escapes share the input's memory.
+type jval struct {
+	kind jkind
+	str  string // string content, number literal, or "true"/"false"
+	obj  []jmember
+	arr  []jval
+}
+
+// jmember is one key/value pair of an object, in input order.
+type jmember struct {
+	key string
+	val jval
+	// cut marks a string value that the end of the answer interrupted.
+	cut bool
+}
+
+// maxDepth bounds nesting so that hostile input cannot exhaust the stack.
+const maxDepth = 128
+
+// strictParser is a plain RFC 8259 parser over a string.
+type strictParser struct {
+	s     string
+	i     int
+	depth int
+}
+
+// parseStrict decodes s as exactly one JSON value surrounded by optional
+// whitespace. It reports false on any deviation from the grammar.
+func parseStrict(s string) (jval, bool) {
+	p := strictParser{s: s}
+	p.ws()
+	v, ok := p.value()
+	if !ok {
+		return jval{}, false
+	}
+	p.ws()
+	return v, p.i == len(p.s)
+}
+
+func (p *strictParser) ws() {
+	for p.i < len(p.s) {
+		switch p.s[p.i] {
+		case ' ', '\t', '\n', '\r':
+			p.i++
+		default:
+			return
+		}
+	}
+}
+
+func (p *strictParser) value() (jval, bool) {
+	if p.i >= len(p.s) {
+		return jval{}, false
+	}
+	switch c := p.s[p.i]; {
+	case c == '{':
+		return p.object()
+	case c == '[':
+		return p.array()
+	case c == '"':
+		s, ok := p.str()
+		return jval{kind: jStr, str: s}, ok
+	case c == '-' || (c >= '0' && c <= '9'):
+		return p.number()
+	case strings.HasPrefix(p.s[p.i:], "true"):
+		p.i += 4
+		return jval{kind: jBool, str: "true"}, true
+	case strings.HasPrefix(p.s[p.i:], "false"):
+		p.i += 5
+		return jval{kind: jBool, str: "false"}, true
+	case strings.HasPrefix(p.s[p.i:], "null"):
+		p.i += 4
+		return jval{kind: jNull}, true
+	}
+	return jval{}, false
+}
+
+func (p *strictParser) object() (jval, bool) {
+	p.depth++
+	if p.depth > maxDepth {
+		return jval{}, false
+	}
+	defer func() { p.depth-- }()
+	p.i++ // {
+	p.ws()
+	v := jval{kind: jObj}
+	if p.i < len(p.s) && p.s[p.i] == '}' {
+		p.i++
+		return v, true
+	}
+	v.obj = make([]jmember, 0, 4)
+	for {
+		if p.i >= len(p.s) || p.s[p.i] != '"' {
+			return jval{}, false
+		}
+		key, ok := p.str()
+		if !ok {
+			return jval{}, false
+		}
+		p.ws()
+		if p.i >= len(p.s) || p.s[p.i] != ':' {
+			return jval{}, false
+		}
+		p.i++
+		p.ws()
+		val, ok := p.value()
+		if !ok {
+			return jval{}, false
+		}
+		v.obj = append(v.obj, jmember{key: key, val: val})
+		p.ws()
+		if p.i >= len(p.s) {
+			return jval{}, false
+		}
+		switch p.s[p.i] {
+		case ',':
+			p.i++
+			p.ws()
+		case '}':
+			p.i++
+			return v, true
+		default:
+			return jval{}, false
+		}
+	}
+}
+
+func (p *strictParser) array() (jval, bool) {
+	p.depth++
+	if p.depth > maxDepth {
+		return jval{}, false
+	}
+	defer func() { p.depth-- }()
+	p.i++ // [
+	p.ws()
+	v := jval{kind: jArr}
+	if p.i < len(p.s) && p.s[p.i] == ']' {
+		p.i++
+		return v, true
+	}
+	for {
+		el, ok := p.value()
+		if !ok {
+			return jval{}, false
+		}
+		v.arr = append(v.arr, el)
+		p.ws()
+		if p.i >= len(p.s) {
+			return jval{}, false
+		}
+		switch p.s[p.i] {
+		case ',':
+			p.i++
+			p.ws()
+		case ']':
+			p.i++
+			return v, true
+		default:
+			return jval{}, false
+		}
+	}
+}
+
+func (p *strictParser) number() (jval, bool) {
+	start := p.i
+	s := p.s
+	i := p.i
+	if i < len(s) && s[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(s) && s[i] == '0':
+		i++
+	case i < len(s) && s[i] >= '1' && s[i] <= '9':
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+		}
+	default:
+		return jval{}, false
+	}
+	if i < len(s) && s[i] == '.' {
+		i++
+		d := i
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+		}
+		if i == d {
+			return jval{}, false
+		}
+	}
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		i++
+		if i < len(s) && (s[i] == '+' || s[i] == '-') {
+			i++
+		}
+		d := i
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+		}
+		if i == d {
+			return jval{}, false
+		}
+	}
+	p.i = i
+	return jval{kind: jNum, str: s[start:i]}, true
+}
+
+// str decodes the string starting at the opening quote at p.i.
+func (p *strictParser) str() (string, bool) {
+	s := p.s
+	start := p.i + 1
+	i := start
+	for i < len(s) {
+		c := s[i]
+		if c == '"' {
+			p.i = i + 1
+			return s[start:i], true
+		}
+		if c == '\\' || c < 0x20 {
+			break
+		}
+		i++
+	}
+	if i >= len(s) || s[i] < 0x20 {
+		return "", false
+	}
+	// Slow path: the string has escapes.
+	var b strings.Builder
+	b.Grow(i - start + 16)
+	b.WriteString(s[start:i])
+	for i < len(s) {
+		c := s[i]
+		switch {
+		case c == '"':
+			p.i = i + 1
+			return b.String(), true
+		case c < 0x20:
+			return "", false
+		case c != '\\':
+			b.WriteByte(c)
+			i++
+			continue
+		}
+		if i+1 >= len(s) {
+			return "", false
+		}
+		switch s[i+1] {
+		case '"', '\\', '/':
+			b.WriteByte(s[i+1])
+		case 'b':
+			b.WriteByte('\b')
+		case 'f':
+			b.WriteByte('\f')
+		case 'n':
+			b.WriteByte('\n')
+		case 'r':
+			b.WriteByte('\r')
+		case 't':
+			b.WriteByte('\t')
+		case 'u':
+			r, ok := hex4(s, i+2)
+			if !ok {
+				return "", false
+			}
+			i += 6
+			if r >= 0xD800 && r < 0xDC00 {
+				if i+1 < len(s) && s[i] == '\\' && s[i+1] == 'u' {
+					if r2, ok := hex4(s, i+2); ok && r2 >= 0xDC00 && r2 < 0xE000 {
+						r = (r-0xD800)<<10 + (r2 - 0xDC00) + 0x10000
+						i += 6
+					} else {
+						r = utf8.RuneError
+					}
+				} else {
+					r = utf8.RuneError
+				}
+			} else if r >= 0xDC00 && r < 0xE000 {
+				r = utf8.RuneError
+			}
+			b.WriteRune(r)
+			continue
+		default:
+			return "", false
+		}
+		i += 2
+	}
+	return "", false
+}
+
+func hex4(s string, i int) (rune, bool) {
+	if i+4 > len(s) {
+		return 0, false
+	}
+	n, err := strconv.ParseUint(s[i:i+4], 16, 32)
+	if err != nil {
+		return 0, false
+	}
+	return rune(n), true
+}
+
+// toAny converts a value to the shape encoding/json produces with
+// UseNumber, for schema validation and for parameter types the parser does
+// not set directly.
+func (v jval) toAny() any {
+	switch v.kind {
+	case jBool:
+		return v.str == "true"
+	case jNum:
+		return json.Number(v.str)
+	case jStr:
+		return v.str
+	case jObj:
+		m := make(map[string]any, len(v.obj))
+		for _, mem := range v.obj {
+			m[mem.key] = mem.val.toAny()
+		}
+		return m
+	case jArr:
+		a := make([]any, len(v.arr))
+		for i, el := range v.arr {
+			a[i] = el.toAny()
+		}
+		return a
+	}
+	return nil
+}
+
+// sig is the last significant token the extent scanner saw.
+type sig uint8
+
+const (
+	sigNone sig = iota
+	sigOpenObj
+	sigOpenArr
+	sigComma
+	sigColon
+	sigKey   // a complete quoted key
+	sigValue // a complete quoted value
+	sigClose
+	sigBare // an unquoted token (number, literal, unquoted key or word)
+)
+
+// extent describes where a bracketed value that starts in an answer ends.
+type extent struct {
+	end int // index after the closing bracket, or len(text) when cut
+	// cut reports that the text ended before the value was closed.
+	cut bool
+	// depth is the number of containers still open when the text ended.
+	depth int
+	// dropLast asks to drop the innermost last member or element: the
+	// text ended inside its key, between key and value, or inside a
+	// number or literal that may be incomplete.
+	dropLast bool
+	// cutString reports that the text ended inside a quoted value.
+	cutString bool
+	// quotes reports single or typographic quotes used as delimiters.
+	quotes bool
+	// closers closes the containers still open when the text ended.
+	closers string
+}
+
+// isDelimAfter reports whether the text after a candidate closing quote
+// at i looks like the end of a string: a structural character, a line
+// end, or the end of the text.
+func isDelimAfter(s string, i int) bool {
+	for i < len(s) {
+		switch s[i] {
+		case ' ', '\t', '\r':
+			i++
+			continue
+		case ',', ':', '}', ']', '\n':
+			return true
+		}
+		return false
+	}
+	return true
+}
+
+// scanExtent finds the end of the object or array that starts at
+// text[start]. It understands double, single and typographic quotes,
+// backslash escapes (also outside strings, for escaped JSON) and comments,
+// so braces inside strings never count.
+func scanExtent(text string, start int) extent {
+	var stack [maxDepth]byte
+	depth := 0
+	last := sigNone
+	i := start
+	ext := extent{}
+	for i < len(text) {
+		c := text[i]
+		switch c {
+		case '{', '[':
+			if depth == maxDepth {
+				return extent{end: len(text), cut: true, depth: depth}
+			}
+			stack[depth] = c
+			depth++
+			if c == '{' {
+				last = sigOpenObj
+			} else {
+				last = sigOpenArr
+			}
+			i++
+		case '}', ']':
+			if depth > 0 {
+				depth--
+			}
+			i++
+			last = sigClose
+			if depth == 0 {
+				ext.end = i
+				return ext
+			}
+		case ',':
+			last = sigComma
+			i++
+		case ':':
+			last = sigColon
+			i++
+		case ' ', '\t', '\n', '\r':
+			i++
+		case '\\':
+			// Escaped JSON written as text: \" is a quote.
+			if i+1 < len(text) && text[i+1] == '"' {
+				end, ok := scanEscapedString(text, i+2)
+				isKey := depth > 0 && stack[depth-1] == '{' && (last == sigOpenObj || last == sigComma)
+				if !ok {
+					ext.closers = closersOf(stack[:depth])
+					return cutAt(text, depth, isKey, true, ext)
+				}
+				i = end
+				if isKey {
+					last = sigKey
+				} else {
+					last = sigValue
+				}
+				continue
+			}
+			i += 2
+		case '/':
+			if i+1 < len(text) && text[i+1] == '/' {
+				nl := strings.IndexByte(text[i:], '\n')
+				if nl < 0 {
+					i = len(text)
+				} else {
+					i += nl
+				}
+				continue
+			}
+			if i+1 < len(text) && text[i+1] == '*' {
+				e := strings.Index(text[i+2:], "*/")
+				if e < 0 {
+					i = len(text)
+				} else {
+					i += e + 4
+				}
+				continue
+			}
+			last = sigBare
+			i++
+		default:
+			isKey := depth > 0 && stack[depth-1] == '{' && (last == sigOpenObj || last == sigComma)
+			atValueStart := last == sigOpenObj || last == sigOpenArr || last == sigComma || last == sigColon
+			quote, size := quoteAt(text, i)
+			if quote != 0 && (quote == '"' || atValueStart) {
+				if quote != '"' {
+					ext.quotes = true
+				}
+				end, ok := scanString(text, i+size, quote)
+				if !ok {
+					ext.closers = closersOf(stack[:depth])
+					return cutAt(text, depth, isKey, !isKey, ext)
+				}
+				i = end
+				if isKey {
+					last = sigKey
+				} else {
+					last = sigValue
+				}
+				continue
+			}
+			last = sigBare
+			i++
+		}
+	}
+	ext.end = len(text)
+	ext.cut = true
+	ext.depth = depth
+	ext.closers = closersOf(stack[:depth])
+	switch last {
+	case sigColon, sigKey, sigBare:
+		ext.dropLast = true
+	}
+	return ext
+}
+
+// closersOf returns the brackets that close the open containers.
+func closersOf(open []byte) string {
+	b := make([]byte, len(open))
+	for i, c := range open {
+		if c == '{' {
+			b[len(open)-1-i] = '}'
+		} else {
+			b[len(open)-1-i] = ']'
+		}
+	}
+	return string(b)
+}
+
+func cutAt(text string, depth int, isKey, inValue bool, ext extent) extent {
+	ext.end = len(text)
+	ext.cut = true
+	ext.depth = depth
+	if isKey || !inValue {
+		ext.dropLast = true
+	} else {
+		ext.cutString = true
+	}
+	return ext
+}
+
+// quoteAt reports the quote character at text[i] (a straight or
+// typographic double or single quote) and its size in bytes.
+func quoteAt(text string, i int) (rune, int) {
+	switch c := text[i]; c {
+	case '"', '\'':
+		return rune(c), 1
+	case 0xE2:
+		if strings.HasPrefix(text[i:], "\u201C") || strings.HasPrefix(text[i:], "\u201D") {
+			return '\u201C', 3
+		}
+		if strings.HasPrefix(text[i:], "\u2018") || strings.HasPrefix(text[i:], "\u2019") {
+			return '\u2018', 3
+		}
+	}
+	return 0, 0
+}
+
+// scanString returns the index after the closing quote of a string whose
+// content starts at i. A double-quoted string closes at the next
+// unescaped straight quote; other quotes close only where a delimiter
+// follows, so apostrophes inside words stay content.
+func scanString(text string, i int, quote rune) (int, bool) {
+	for i < len(text) {
+		c := text[i]
+		if c == '\\' {
+			i += 2
+			continue
+		}
+		switch quote {
+		case '"':
+			if c == '"' {
+				return i + 1, true
+			}
+		case '\'':
+			if c == '\'' && isDelimAfter(text, i+1) {
+				return i + 1, true
+			}
+		default:
+			if q, size := quoteAt(text, i); q == quote && isDelimAfter(text, i+size) {
+				return i + size, true
+			}
+		}
+		i++
+	}
+	return len(text), false
+}
+
+// scanEscapedString returns the index after the closing \" of an escaped
+// string whose content starts at i.
+func scanEscapedString(text string, i int) (int, bool) {
+	for i < len(text) {
+		if text[i] == '\\' {
+			if i+1 < len(text) && text[i+1] == '"' {
+				return i + 2, true
+			}
+			i += 2
+			continue
+		}
+		i++
+	}
+	return len(text), false
+}
+
+// requote rewrites single-quoted and typographic-quoted strings as JSON
+// strings, using the same closing rule as scanString, so that an
+// apostrophe inside a word does not end the string.
+func requote(text string) string {
+	var b strings.Builder
+	b.Grow(len(text) + 16)
+	last := sigNone
+	i := 0
+	for i < len(text) {
+		c := text[i]
+		switch c {
+		case '{':
+			last = sigOpenObj
+		case '[':
+			last = sigOpenArr
+		case ',':
+			last = sigComma
+		case ':':
+			last = sigColon
+		case '}', ']':
+			last = sigClose
+		case ' ', '\t', '\n', '\r':
+		default:
+			quote, size := quoteAt(text, i)
+			atValueStart := last == sigOpenObj || last == sigOpenArr || last == sigComma || last == sigColon
+			if quote == '"' {
+				end, _ := scanString(text, i+1, '"')
+				b.WriteString(text[i:end])
+				i = end
+				last = sigValue
+				continue
+			}
+			if quote != 0 && atValueStart {
+				end, ok := scanString(text, i+size, quote)
+				inner := text[i+size : end]
+				if ok {
+					_, qs := lastQuote(text[:end])
+					inner = text[i+size : end-qs]
+				}
+				b.WriteByte('"')
+				for j := 0; j < len(inner); j++ {
+					switch ch := inner[j]; ch {
+					case '"':
+						b.WriteString(`\"`)
+					case '\\':
+						if j+1 < len(inner) && inner[j+1] == '\'' {
+							b.WriteByte('\'')
+							j++
+						} else {
+							b.WriteByte('\\')
+						}
+					default:
+						b.WriteByte(ch)
+					}
+				}
+				if ok {
+					b.WriteByte('"')
+				}
+				i = end
+				last = sigValue
+				continue
+			}
+			last = sigBare
+		}
+		b.WriteByte(c)
+		i++
+	}
+	return b.String()
+}
+
+// lastQuote reports the size of the quote that ends s.
+func lastQuote(s string) (rune, int) {
+	r, size := utf8.DecodeLastRuneInString(s)
+	return r, size
+}

@@ -1,0 +1,254 @@
+package planner
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/airi-go/airi/actions"
+)
+
+// corpusCase is one line of testdata/parse/corpus.jsonl: a raw answer and
+// either the normalized action it must give or a part of the refusal.
+type corpusCase struct {
+	Name      string          `json:"name"`
+	Raw       string          `json:"raw"`
+	Want      json.RawMessage `json:"want"`
+	Notes     []string        `json:"notes"`
+	Reasoning string          `json:"reasoning"`
+	Error     string          `json:"error"`
+}
+
+const corpusPath = "../testdata/parse/corpus.jsonl"
+
+func loadCorpus(tb testing.TB) []corpusCase {
+	tb.Helper()
+	f, err := os.Open(corpusPath)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer f.Close()
+	var cases []corpusCase
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		if len(bytes.TrimSpace(sc.Bytes())) == 0 {
+			continue
+		}
+		var c corpusCase
+		if err := json.Unmarshal(sc.Bytes(), &c); err != nil {
+			tb.Fatalf("corpus line %d: %v", len(cases)+1, err)
+		}
+		cases = append(cases, c)
+	}
+	if err := sc.Err(); err != nil {
+		tb.Fatal(err)
+	}
+	return cases
+}
+
+func newTestParser(tb testing.TB) *Parser {
+	tb.Helper()
+	reg, err := actions.NewBuiltinRegistry(actions.Handlers{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return NewParser(reg)
+}
+
+// decodeUseNumber decodes JSON for comparison without float rounding.
+func decodeUseNumber(tb testing.TB, b []byte) any {
+	tb.Helper()
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.UseNumber()
+	var v any
+	if err := d.Decode(&v); err != nil {
+		tb.Fatalf("decode %s: %v", b, err)
+	}
+	return v
+}
+
+func TestParseCorpus(t *testing.T) {
+	p := newTestParser(t)
+	cases := loadCorpus(t)
+	if len(cases) < 150 {
+		t.Fatalf("corpus has %d cases, want at least 150", len(cases))
+	}
+	seen := map[string]bool{}
+	for _, c := range cases {
+		if seen[c.Name] {
+			t.Fatalf("duplicate corpus case name %q", c.Name)
+		}
+		seen[c.Name] = true
+		t.Run(c.Name, func(t *testing.T) {
+			got, err := p.Parse(c.Raw)
+			if c.Error != "" {
+				if err == nil {
+					out, _ := json.Marshal(got.Action)
+					t.Fatalf("accepted %s, want refusal mentioning %q", out, c.Error)
+				}
+				var pe *ParseError
+				if !errors.As(err, &pe) {
+					t.Fatalf("error %T is not a *ParseError", err)
+				}
+				if !strings.Contains(err.Error(), c.Error) {
+					t.Fatalf("error %q does not mention %q", err, c.Error)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("refused: %v", err)
+			}
+			out, err := json.Marshal(got.Action)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(decodeUseNumber(t, out), decodeUseNumber(t, c.Want)) {
+				t.Fatalf("got  %s\nwant %s", out, c.Want)
+			}
+			for _, n := range c.Notes {
+				if !containsPart(got.Notes, n) {
+					t.Errorf("notes %q lack %q", got.Notes, n)
+				}
+			}
+			if c.Reasoning != "" && !strings.Contains(got.Reasoning, c.Reasoning) {
+				t.Errorf("reasoning %q lacks %q", got.Reasoning, c.Reasoning)
+			}
+			checkAccepted(t, p, got)
+		})
+	}
+}
+
+func containsPart(notes []string, part string) bool {
+	for _, n := range notes {
+		if strings.Contains(n, part) {
+			return true
+		}
+	}
+	return false
+}
+
+// checkAccepted asserts that an accepted action validates against its
+// schema and survives a round trip through its flat JSON form.
+func checkAccepted(tb testing.TB, p *Parser, got Parsed) {
+	tb.Helper()
+	out, err := json.Marshal(got.Action)
+	if err != nil {
+		tb.Fatalf("marshal %v: %v", got.Action, err)
+	}
+	var flat map[string]json.RawMessage
+	if err := json.Unmarshal(out, &flat); err != nil {
+		tb.Fatalf("flat form %s: %v", out, err)
+	}
+	var name string
+	if err := json.Unmarshal(flat["action"], &name); err != nil || name != got.Action.Name {
+		tb.Fatalf("flat form %s names %q, want %q", out, name, got.Action.Name)
+	}
+	delete(flat, "action")
+	params, err := json.Marshal(flat)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	again, err := p.reg.Decode(name, params)
+	if err != nil {
+		tb.Fatalf("accepted action %s does not validate: %v", out, err)
+	}
+	if !reflect.DeepEqual(again.Params, got.Action.Params) {
+		tb.Fatalf("round trip of %s gave %#v, want %#v", out, again.Params, got.Action.Params)
+	}
+	// A normalized action parses to itself.
+	back, err := p.Parse(string(out))
+	if err != nil {
+		tb.Fatalf("normalized form %s refused: %v", out, err)
+	}
+	if !reflect.DeepEqual(back.Action, got.Action) {
+		tb.Fatalf("normalized form %s parsed to %#v", out, back.Action)
+	}
+}
+
+func TestParseErrorUnwrap(t *testing.T) {
+	p := newTestParser(t)
+	_, err := p.Parse(`{"action":"fly"}`)
+	if !errors.Is(err, actions.ErrUnknownAction) {
+		t.Fatalf("error %v does not wrap ErrUnknownAction", err)
+	}
+	for _, name := range []string{"break", "continue", "list_channels", "read_unread_messages", "send_message", "sleep"} {
+		if !strings.Contains(err.Error(), name) {
+			t.Errorf("error %q does not list %s", err, name)
+		}
+	}
+}
+
+func TestParseConcurrent(t *testing.T) {
+	p := newTestParser(t)
+	cases := loadCorpus(t)
+	done := make(chan error, 4)
+	for w := 0; w < 4; w++ {
+		go func() {
+			for _, c := range cases {
+				_, err := p.Parse(c.Raw)
+				if (err != nil) != (c.Error != "") {
+					done <- errors.New(c.Name + ": outcome differs under concurrency")
+					return
+				}
+			}
+			done <- nil
+		}()
+	}
+	for w := 0; w < 4; w++ {
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+func TestParseDurationMS(t *testing.T) {
+	tests := []struct {
+		in   string
+		unit int64
+		want int64
+		ok   bool
+	}{
+		{"30000", 1, 30000, true},
+		{"3e4", 1, 30000, true},
+		{"30s", 1, 30000, true},
+		{"2m", 1, 120000, true},
+		{"1h30m", 1, 5400000, true},
+		{"2.5 seconds", 1, 2500, true},
+		{"PT45S", 1, 45000, true},
+		{"45", 1000, 45000, true},
+		{"30 секунд", 1, 30000, true},
+		{"10分", 1, 600000, true},
+		{"soon", 1, 0, false},
+		{"5 parsecs", 1, 0, false},
+		{"", 1, 0, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			got, ok := parseDurationMS(tt.in, tt.unit)
+			if ok != tt.ok || got != tt.want {
+				t.Fatalf("parseDurationMS(%q, %d) = %d, %v; want %d, %v", tt.in, tt.unit, got, ok, tt.want, tt.ok)
+			}
+		})
+	}
+}
+
+func TestParseStrictNumbersKeepDigits(t *testing.T) {
+	v, ok := parseStrict(`{"a": 123456789012345678901234567890, "b": -0.5e-10}`)
+	if !ok {
+		t.Fatal("strict parse failed")
+	}
+	if v.obj[0].val.str != "123456789012345678901234567890" || v.obj[1].val.str != "-0.5e-10" {
+		t.Fatalf("numbers changed: %+v", v.obj)
+	}
+	for _, bad := range []string{`{"a":01}`, `{"a":1.}`, `{"a":"\x"}`, "{\"a\":\"\n\"}", `{"a":1,}`, `[1 2]`, `{"a" 1}`, `tru`} {
+		if _, ok := parseStrict(bad); ok {
+			t.Errorf("parseStrict(%q) accepted invalid JSON", bad)
+		}
+	}
+}
