@@ -99,6 +99,10 @@ func (a *Adapter) advance(ctx context.Context, n int64) {
 	if a.cursors == nil {
 		return
 	}
+	// The message is stored: record its position even when shutdown has
+	// begun, so that a restart does not receive it again.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), a.cfg.HTTPTimeout)
+	defer cancel()
 	if err := a.cursors.SetCursor(ctx, a.key, strconv.FormatInt(n, 10)); err != nil {
 		// The event is stored; a restart may receive it again and the
 		// store drops the duplicate.
