@@ -390,7 +390,7 @@ func TestDeadConnectionWithoutPong(t *testing.T) {
 	defer srv.Close()
 	cfg := testConfig(srv)
 	cfg.PingInterval = 5 * time.Millisecond
-	cfg.PongTimeout = 20 * time.Millisecond
+	cfg.PongTimeout = 200 * time.Millisecond
 	in := newInbox()
 	start(t, cfg, &cursors{}, in)
 	waitServer(t, srv, "pings answered", func() bool { return srv.Pings() >= 3 })
@@ -596,5 +596,29 @@ func TestSendBeforeReady(t *testing.T) {
 	}
 	if _, err := a.Send(context.Background(), actions.Outgoing{ChannelID: "c", Content: "x"}); !errors.Is(err, satori.ErrNotReady) {
 		t.Errorf("err = %v, want ErrNotReady", err)
+	}
+}
+
+// A slow delivery longer than the PONG timeout does not count against the
+// connection: frames are not read while a message is being stored.
+func TestSlowDeliveryKeepsConnection(t *testing.T) {
+	srv := satoritest.NewServer(satoritest.Options{})
+	defer srv.Close()
+	cfg := testConfig(srv)
+	cfg.PingInterval = time.Millisecond
+	cfg.PongTimeout = 100 * time.Millisecond
+	in := newInbox()
+	in.hook = func(msg state.Message) error {
+		if msg.PlatformID == "slow" {
+			<-time.After(5 * cfg.PongTimeout) // a store stuck on a lock
+		}
+		return nil
+	}
+	start(t, cfg, &cursors{}, in)
+	srv.PushMessage(satoritest.Message{ID: "slow", ChannelID: "c", UserID: "u", Content: "x"})
+	srv.PushMessage(satoritest.Message{ID: "next", ChannelID: "c", UserID: "u", Content: "y"})
+	in.wait(t, 2)
+	if n := len(srv.Identifies()); n != 1 {
+		t.Errorf("slow delivery caused %d identifies, want 1", n)
 	}
 }

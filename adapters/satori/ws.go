@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/coder/websocket"
@@ -155,13 +156,17 @@ func (a *Adapter) session(ctx context.Context, inbox Inbox) (ready bool, err err
 
 	// The pinger owns the heartbeat; it is waited for before returning.
 	connCtx, stop := context.WithCancel(ctx)
-	pong := make(chan struct{}, 1)
+	// alive receives a signal for every frame read: any frame proves the
+	// connection alive, not only a PONG. busy is set while a message is
+	// being delivered, when frames are not read.
+	alive := make(chan struct{}, 1)
+	var busy atomic.Bool
 	dead := make(chan error, 1)
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		if err := a.heartbeat(connCtx, conn, pong); err != nil {
+		if err := a.heartbeat(connCtx, conn, alive, &busy); err != nil {
 			dead <- err
 			conn.CloseNow()
 		}
@@ -181,14 +186,17 @@ func (a *Adapter) session(ctx context.Context, inbox Inbox) (ready bool, err err
 		if err != nil {
 			return true, fmt.Errorf("read: %w", err)
 		}
+		select {
+		case alive <- struct{}{}:
+		default:
+		}
 		switch p.Op {
 		case opPong:
-			select {
-			case pong <- struct{}{}:
-			default:
-			}
 		case opEvent:
-			if err := a.onEvent(connCtx, inbox, p.Body); err != nil {
+			busy.Store(true)
+			err := a.onEvent(connCtx, inbox, p.Body)
+			busy.Store(false)
+			if err != nil {
 				return true, err
 			}
 		case opReady:
@@ -214,9 +222,10 @@ func closeReason(err error) string {
 // errNoPong reports a connection whose PING went unanswered.
 var errNoPong = errors.New("no PONG in time: connection is dead")
 
-// heartbeat sends a PING every PingInterval and fails when a PONG does not
-// follow within PongTimeout.
-func (a *Adapter) heartbeat(ctx context.Context, conn *websocket.Conn, pong <-chan struct{}) error {
+// heartbeat sends a PING every PingInterval and fails when no frame
+// follows within PongTimeout. Time spent delivering a message does not
+// count: the reader is not reading then.
+func (a *Adapter) heartbeat(ctx context.Context, conn *websocket.Conn, alive <-chan struct{}, busy *atomic.Bool) error {
 	tick := time.NewTimer(a.cfg.PingInterval)
 	defer tick.Stop()
 	for {
@@ -225,8 +234,8 @@ func (a *Adapter) heartbeat(ctx context.Context, conn *websocket.Conn, pong <-ch
 			return nil
 		case <-tick.C:
 		}
-		select { // a late PONG of the previous round does not count
-		case <-pong:
+		select { // a frame of the previous round does not count
+		case <-alive:
 		default:
 		}
 		if err := a.write(ctx, conn, opPing, struct{}{}); err != nil {
@@ -235,17 +244,28 @@ func (a *Adapter) heartbeat(ctx context.Context, conn *websocket.Conn, pong <-ch
 			}
 			return fmt.Errorf("ping: %w", err)
 		}
-		wait := time.NewTimer(a.cfg.PongTimeout)
-		select {
-		case <-ctx.Done():
-			wait.Stop()
-			return nil
-		case <-pong:
-			wait.Stop()
-		case <-wait.C:
-			return errNoPong
+		if err := a.awaitPong(ctx, alive, busy); err != nil {
+			return err
 		}
 		tick.Reset(a.cfg.PingInterval)
+	}
+}
+
+func (a *Adapter) awaitPong(ctx context.Context, alive <-chan struct{}, busy *atomic.Bool) error {
+	wait := time.NewTimer(a.cfg.PongTimeout)
+	defer wait.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-alive:
+			return nil
+		case <-wait.C:
+			if !busy.Load() {
+				return errNoPong
+			}
+			wait.Reset(a.cfg.PongTimeout)
+		}
 	}
 }
 
