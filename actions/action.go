@@ -71,6 +71,11 @@ type Result struct {
 	Effects []Effect
 	// Sleep, when positive, suspends the channel's loop for that long.
 	Sleep time.Duration
+	// Delivered counts messages of the calling channel that the action
+	// showed the model (a read of that channel).
+	Delivered int
+	// Aborted reports a send held back because new messages arrived.
+	Aborted bool
 	// Answered reports that the action replied to the channel (a send went
 	// out) or deliberately chose not to (continue); the scheduler uses it to
 	// tell a wake that ended on its cap with delivered messages unanswered.

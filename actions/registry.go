@@ -252,3 +252,31 @@ func (r *Registry) Dispatch(ctx context.Context, call Call) (res Result) {
 	}
 	return res
 }
+
+// AnswerSchema returns one JSON schema for a whole answer in the flat form:
+// "action" names a registered action and the parameters of every action may
+// stand beside it. Providers' JSON-schema modes accept this shape widely;
+// the parser still checks the chosen action's own schema.
+func (r *Registry) AnswerSchema() json.RawMessage {
+	props := map[string]any{"action": map[string]any{"type": "string", "enum": r.Names()}}
+	for _, name := range r.order {
+		var s struct {
+			Properties map[string]json.RawMessage `json:"properties"`
+		}
+		if err := json.Unmarshal(r.byKey[name].schema, &s); err != nil {
+			continue
+		}
+		for k, v := range s.Properties {
+			if _, seen := props[k]; !seen {
+				props[k] = v
+			}
+		}
+	}
+	out, err := json.Marshal(map[string]any{
+		"type": "object", "properties": props, "required": []string{"action"}, "additionalProperties": false,
+	})
+	if err != nil {
+		return json.RawMessage(`{"type":"object"}`)
+	}
+	return out
+}

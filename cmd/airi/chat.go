@@ -2,10 +2,163 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
+	"sync"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/airi-go/airi/actions"
+	"github.com/airi-go/airi/adapters/console"
+	"github.com/airi-go/airi/planner/openai"
 )
 
-func (a *app) cmdChat(_ context.Context, _ []string) int {
-	fmt.Fprintln(a.stderr, "airi chat: not built yet")
-	return exitFailure
+// shutdownGrace bounds how long in-flight ticks may take to stop.
+const shutdownGrace = 10 * time.Second
+
+// commonFlags are the flags every long-running command takes.
+type commonFlags struct {
+	configFile string
+}
+
+func (f *commonFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.configFile, "config", "", "YAML file of settings (keys are the variable names in lower case)")
+}
+
+// setup loads the configuration and the logger, printing every problem.
+func (a *app) setup(cmd string, f commonFlags) (config, *zap.Logger, int) {
+	cfg, err := loadConfig(f.configFile, a.getenv)
+	if err != nil {
+		fmt.Fprintf(a.stderr, "airi %s: invalid configuration:\n%v\n", cmd, err)
+		return cfg, nil, exitUsage
+	}
+	log, err := newLogger(a.stderr, cfg.LogLevel, cfg.LogFormat)
+	if err != nil {
+		fmt.Fprintf(a.stderr, "airi %s: %v\n", cmd, err)
+		return cfg, nil, exitUsage
+	}
+	return cfg, log, exitOK
+}
+
+// newModel builds the model client from the configuration.
+func newModel(cfg config, log *zap.Logger) (*openai.Client, error) {
+	mc := openai.Config{
+		BaseURL: cfg.LLMBaseURL, APIKey: cfg.LLMKey, Model: cfg.LLMModel, Timeout: cfg.LLMTimeout,
+		Temperature: cfg.LLMTemperature, MaxTokens: cfg.LLMMaxTokens, JSONMode: cfg.LLMJSONMode,
+		ExtraBody: cfg.LLMExtraBody,
+	}
+	if cfg.LLMJSONMode == openai.JSONModeSchema {
+		reg, err := actions.NewBuiltinRegistry(actions.Handlers{})
+		if err != nil {
+			return nil, fmt.Errorf("describe actions: %w", err)
+		}
+		mc.Schema = reg.AnswerSchema()
+	}
+	return openai.New(mc, log)
+}
+
+func (a *app) cmdChat(ctx context.Context, args []string) int {
+	fs := flag.NewFlagSet("chat", flag.ContinueOnError)
+	fs.SetOutput(a.stderr)
+	var cf commonFlags
+	cf.register(fs)
+	channel := fs.String("channel", "console", "channel id of the conversation")
+	user := fs.String("user", "you", "your name in the conversation")
+	if err := fs.Parse(args); err != nil {
+		return exitUsage
+	}
+	cfg, log, code := a.setup("chat", cf)
+	if code != exitOK {
+		return code
+	}
+	defer func() { _ = log.Sync() }()
+	if err := cfg.requireModel(); err != nil {
+		fmt.Fprintf(a.stderr, "airi chat needs a model:\n%v\n", err)
+		return exitUsage
+	}
+
+	model, err := newModel(cfg, log)
+	if err != nil {
+		fmt.Fprintf(a.stderr, "airi chat: invalid model settings:\n%v\n", err)
+		return exitUsage
+	}
+	fatal := make(chan error, 1)
+	r := &router{}
+	rt, err := openRuntime(ctx, cfg, log, runtimeOptions{
+		Model: model, Router: r,
+		OnFatal: func(err error) {
+			select {
+			case fatal <- err:
+			default:
+			}
+		},
+	})
+	if err != nil {
+		fmt.Fprintln(a.stderr, "airi chat:", err)
+		return exitFailure
+	}
+	defer rt.close()
+	con := console.New(console.Config{ChannelID: *channel, User: *user, BotName: rt.botName}, a.stdin, a.stdout, log)
+	r.adapters = []sender{con}
+
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	defer cancel()
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		if err := rt.prompts.Watch(runCtx); err != nil && runCtx.Err() == nil {
+			log.Warn("prompt hot reload stopped", zap.Error(err))
+		}
+	}()
+	if err := rt.sched.Start(runCtx); err != nil {
+		fmt.Fprintln(a.stderr, "airi chat:", err)
+		return exitFailure
+	}
+	code = a.chatUntilIdle(ctx, runCtx, rt, con, fatal)
+	closeCtx, done := context.WithTimeout(context.WithoutCancel(ctx), shutdownGrace)
+	defer done()
+	cancel()
+	if err := rt.sched.Close(closeCtx); err != nil {
+		log.Warn("shutdown", zap.Error(err))
+	}
+	return code
+}
+
+// chatUntilIdle feeds the console's input to the loop; when the input ends
+// it waits until the loop is idle. The input reader is not waited for: a
+// terminal read cannot be interrupted, and the process ends after this.
+func (a *app) chatUntilIdle(ctx, runCtx context.Context, rt *bot, con *console.Adapter, fatal <-chan error) int {
+	inputDone := make(chan error, 1)
+	go func() { inputDone <- con.Run(runCtx, rt.inbox(console.Name)) }()
+	select {
+	case err := <-inputDone:
+		if err != nil {
+			fmt.Fprintln(a.stderr, "airi chat:", err)
+			return exitFailure
+		}
+	case err := <-fatal:
+		fmt.Fprintln(a.stderr, "airi chat: the model failed:", err)
+		return exitFailure
+	case <-ctx.Done():
+		return exitOK
+	}
+	idle := make(chan error, 1)
+	go func() { idle <- rt.sched.WaitIdle(runCtx) }()
+	select {
+	case err := <-idle:
+		if err != nil && ctx.Err() == nil {
+			fmt.Fprintln(a.stderr, "airi chat:", err)
+			return exitFailure
+		}
+		return exitOK
+	case err := <-fatal:
+		fmt.Fprintln(a.stderr, "airi chat: the model failed:", err)
+		return exitFailure
+	case <-ctx.Done():
+		return exitOK
+	}
 }

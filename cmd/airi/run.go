@@ -2,10 +2,175 @@ package main
 
 import (
 	"context"
+	"errors"
+	"flag"
 	"fmt"
+	"net"
+	"sync"
+
+	"go.uber.org/zap"
+
+	"github.com/airi-go/airi/adapters/satori"
+	"github.com/airi-go/airi/adapters/telegram"
+	"github.com/airi-go/airi/state"
 )
 
-func (a *app) cmdRun(_ context.Context, _ []string) int {
-	fmt.Fprintln(a.stderr, "airi run: not built yet")
-	return exitFailure
+// runnable is an adapter the bot runs: it receives into an inbox and sends.
+type runnable struct {
+	sender
+	run   func(ctx context.Context, in *inbox) error
+	ready <-chan struct{}
+}
+
+// buildAdapters makes every adapter whose variables are set.
+func buildAdapters(cfg config, cursors state.Store, log *zap.Logger) ([]runnable, error) {
+	var out []runnable
+	if cfg.TelegramToken != "" {
+		tg, err := telegram.New(telegram.Config{Token: cfg.TelegramToken, APIBaseURL: cfg.TelegramAPIBaseURL}, cursors, log)
+		if err != nil {
+			return nil, fmt.Errorf("telegram adapter: %w", err)
+		}
+		out = append(out, runnable{sender: tg, ready: tg.Ready(), run: func(ctx context.Context, in *inbox) error { return tg.Run(ctx, in) }})
+	}
+	if cfg.SatoriWSURL != "" {
+		sa, err := satori.New(satori.Config{WSURL: cfg.SatoriWSURL, APIBaseURL: cfg.SatoriAPIBaseURL, Token: cfg.SatoriToken}, cursors, log)
+		if err != nil {
+			return nil, fmt.Errorf("satori adapter: %w", err)
+		}
+		out = append(out, runnable{sender: sa, ready: sa.Ready(), run: func(ctx context.Context, in *inbox) error { return sa.Run(ctx, in) }})
+	}
+	return out, nil
+}
+
+func (a *app) cmdRun(ctx context.Context, args []string) int {
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs.SetOutput(a.stderr)
+	var cf commonFlags
+	cf.register(fs)
+	if err := fs.Parse(args); err != nil {
+		return exitUsage
+	}
+	cfg, log, code := a.setup("run", cf)
+	if code != exitOK {
+		return code
+	}
+	defer func() { _ = log.Sync() }()
+	var problems []error
+	if cfg.TelegramToken == "" && cfg.SatoriWSURL == "" {
+		problems = append(problems, errors.New("no adapter is configured: set TELEGRAM_BOT_TOKEN or SATORI_WS_URL (to talk to the bot in this terminal, use `airi chat`)"))
+	}
+	if err := cfg.requireModel(); err != nil {
+		problems = append(problems, err)
+	}
+	if err := checkAdminAddr(cfg.AdminAddr, cfg.AdminToken); err != nil {
+		problems = append(problems, err)
+	}
+	if err := errors.Join(problems...); err != nil {
+		fmt.Fprintf(a.stderr, "airi run: invalid configuration:\n%v\n", err)
+		return exitUsage
+	}
+	model, err := newModel(cfg, log)
+	if err != nil {
+		fmt.Fprintf(a.stderr, "airi run: invalid model settings:\n%v\n", err)
+		return exitUsage
+	}
+
+	var m *metrics
+	r := &router{}
+	rt, err := openRuntime(ctx, cfg, log, runtimeOptions{
+		Model: model, Router: r,
+		OnTick: func(t state.Tick) {
+			if m != nil {
+				m.observe(t)
+			}
+		},
+		OnFatal: func(err error) { log.Error("the model refuses every call; fix its settings", zap.Error(err)) },
+	})
+	if err != nil {
+		fmt.Fprintln(a.stderr, "airi run:", err)
+		return exitFailure
+	}
+	defer rt.close()
+	m = newMetrics(func() float64 {
+		counts, err := rt.store.UnreadCounts(context.Background())
+		if err != nil {
+			return 0
+		}
+		n := 0
+		for _, c := range counts {
+			n += c
+		}
+		return float64(n)
+	})
+	adapters, err := buildAdapters(cfg, rt.store, log)
+	if err != nil {
+		fmt.Fprintln(a.stderr, "airi run:", err)
+		return exitUsage
+	}
+	for _, ad := range adapters {
+		r.adapters = append(r.adapters, ad.sender)
+	}
+
+	ln, err := net.Listen("tcp", cfg.AdminAddr)
+	if err != nil {
+		fmt.Fprintf(a.stderr, "airi run: admin server on %s: %v\n", cfg.AdminAddr, err)
+		return exitFailure
+	}
+	admin := &adminServer{token: cfg.AdminToken, ticks: rt.store, metrics: m, log: log.Named("admin"), ready: func() error {
+		for _, ad := range adapters {
+			select {
+			case <-ad.ready:
+			default:
+				return fmt.Errorf("%s adapter is not connected yet", ad.Name())
+			}
+		}
+		return nil
+	}}
+
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	if err := rt.sched.Start(runCtx); err != nil {
+		fmt.Fprintln(a.stderr, "airi run:", err)
+		_ = ln.Close()
+		return exitFailure
+	}
+	var wg sync.WaitGroup
+	errc := make(chan error, len(adapters)+2)
+	spawn := func(f func() error) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := f(); err != nil && runCtx.Err() == nil {
+				errc <- err
+			}
+		}()
+	}
+	spawn(func() error { return admin.serve(runCtx, ln) })
+	spawn(func() error { return rt.prompts.Watch(runCtx) })
+	for _, ad := range adapters {
+		spawn(func() error {
+			if err := ad.run(runCtx, rt.inbox(ad.Name())); err != nil {
+				return fmt.Errorf("%s adapter: %w", ad.Name(), err)
+			}
+			return nil
+		})
+	}
+	log.Info("airi is running", zap.String("admin", ln.Addr().String()), zap.Int("adapters", len(adapters)), zap.String("bot", rt.botName))
+
+	code = exitOK
+	select {
+	case <-ctx.Done():
+		log.Info("shutting down")
+	case err := <-errc:
+		fmt.Fprintln(a.stderr, "airi run:", err)
+		code = exitFailure
+	}
+	cancel()
+	closeCtx, done := context.WithTimeout(context.WithoutCancel(ctx), shutdownGrace)
+	defer done()
+	if err := rt.sched.Close(closeCtx); err != nil {
+		log.Warn("shutdown", zap.Error(err))
+	}
+	wg.Wait()
+	return code
 }

@@ -1,0 +1,226 @@
+package main
+
+import (
+	"context"
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"html/template"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"go.uber.org/zap"
+
+	"github.com/airi-go/airi/state"
+)
+
+// metrics are the runtime's Prometheus series, on a registry of their own.
+type metrics struct {
+	reg          *prometheus.Registry
+	ticks        *prometheus.CounterVec
+	actions      *prometheus.CounterVec
+	parseFails   prometheus.Counter
+	modelErrors  prometheus.Counter
+	modelLatency prometheus.Histogram
+	tokens       *prometheus.CounterVec
+}
+
+func newMetrics(unread func() float64) *metrics {
+	m := &metrics{
+		reg:         prometheus.NewRegistry(),
+		ticks:       prometheus.NewCounterVec(prometheus.CounterOpts{Name: "airi_ticks_total", Help: "Model calls, by trigger."}, []string{"trigger"}),
+		actions:     prometheus.NewCounterVec(prometheus.CounterOpts{Name: "airi_actions_total", Help: "Actions run, by name."}, []string{"action"}),
+		parseFails:  prometheus.NewCounter(prometheus.CounterOpts{Name: "airi_parse_failures_total", Help: "Answers that gave no valid action."}),
+		modelErrors: prometheus.NewCounter(prometheus.CounterOpts{Name: "airi_model_errors_total", Help: "Model calls that failed or were interrupted."}),
+		modelLatency: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "airi_model_latency_seconds", Help: "Model call latency.",
+			Buckets: prometheus.ExponentialBuckets(0.1, 2, 10)}),
+		tokens: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "airi_tokens_total", Help: "Tokens, by kind (prompt, completion, cached)."}, []string{"kind"}),
+	}
+	m.reg.MustRegister(m.ticks, m.actions, m.parseFails, m.modelErrors, m.modelLatency, m.tokens,
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "airi_unread_messages", Help: "Unread messages in every channel."}, unread))
+	return m
+}
+
+// observe counts one recorded tick.
+func (m *metrics) observe(t state.Tick) {
+	m.ticks.WithLabelValues(t.Trigger).Inc()
+	switch {
+	case t.ModelError != "":
+		m.modelErrors.Inc()
+	case t.ParseError != "":
+		m.parseFails.Inc()
+	default:
+		var a struct {
+			Action string `json:"action"`
+		}
+		if json.Unmarshal(t.Action, &a) == nil {
+			m.actions.WithLabelValues(a.Action).Inc()
+		}
+	}
+	if t.LatencyMS > 0 {
+		m.modelLatency.Observe(float64(t.LatencyMS) / 1000)
+	}
+	m.tokens.WithLabelValues("prompt").Add(float64(t.Usage.PromptTokens))
+	m.tokens.WithLabelValues("completion").Add(float64(t.Usage.CompletionTokens))
+	m.tokens.WithLabelValues("cached").Add(float64(t.Usage.CachedTokens))
+}
+
+// tickReader is what the inspector reads.
+type tickReader interface {
+	Ticks(ctx context.Context, f state.TickFilter) ([]state.Tick, error)
+}
+
+// adminServer serves health, metrics and the tick inspector.
+type adminServer struct {
+	token   string
+	ticks   tickReader
+	metrics *metrics
+	ready   func() error
+	log     *zap.Logger
+}
+
+// checkAdminAddr refuses an admin server reachable beyond loopback without a token.
+func checkAdminAddr(addr, token string) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("AIRI_ADMIN_ADDR=%q: want host:port: %w", addr, err)
+	}
+	if token != "" {
+		return nil
+	}
+	if host == "localhost" {
+		return nil
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+		return nil
+	}
+	return fmt.Errorf("AIRI_ADMIN_ADDR=%q is reachable beyond this machine: set AIRI_ADMIN_TOKEN", addr)
+}
+
+func (s *adminServer) handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		if err := s.ready(); err != nil {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			_ = json.NewEncoder(w).Encode(map[string]string{"status": "starting", "detail": err.Error()})
+			return
+		}
+		_ = json.NewEncoder(w).Encode(map[string]string{"status": "ok"})
+	})
+	mux.Handle("GET /metrics", s.auth(promhttp.HandlerFor(s.metrics.reg, promhttp.HandlerOpts{})))
+	mux.Handle("GET /ticks", s.auth(http.HandlerFunc(s.listTicks)))
+	mux.Handle("GET /ticks/{id}", s.auth(http.HandlerFunc(s.showTick)))
+	return mux
+}
+
+func (s *adminServer) auth(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if s.token != "" {
+			got := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
+			if got == "" {
+				got = r.URL.Query().Get("token")
+			}
+			if subtle.ConstantTimeCompare([]byte(got), []byte(s.token)) != 1 {
+				http.Error(w, "admin token required", http.StatusUnauthorized)
+				return
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+var ticksPage = template.Must(template.New("ticks").Parse(`<!doctype html>
+<html><head><meta charset="utf-8"><title>airi ticks</title>
+<style>body{font-family:sans-serif;margin:2em}td,th{padding:2px 8px;text-align:left;vertical-align:top}pre{white-space:pre-wrap;background:#f4f4f4;padding:8px}</style></head>
+<body><h1>Recent ticks</h1><table><tr><th>id</th><th>time</th><th>channel</th><th>trigger</th><th>action</th><th>result</th><th>tokens</th><th>ms</th></tr>
+{{range .}}<tr><td><a href="/ticks/{{.ID}}">{{.ID}}</a></td><td>{{.Now.Format "2006-01-02 15:04:05"}}</td><td>{{.ChannelID}}</td><td>{{.Trigger}}</td>
+<td>{{if .ParseError}}parse error{{else if .ModelError}}model error{{else}}{{printf "%s" .Action}}{{end}}</td><td>{{.Result}}</td><td>{{.Usage.PromptTokens}}+{{.Usage.CompletionTokens}}</td><td>{{.LatencyMS}}</td></tr>
+{{end}}</table></body></html>`))
+
+var tickPage = template.Must(template.New("tick").Parse(`<!doctype html>
+<html><head><meta charset="utf-8"><title>tick {{.ID}}</title>
+<style>body{font-family:sans-serif;margin:2em}pre{white-space:pre-wrap;background:#f4f4f4;padding:8px}</style></head>
+<body><p><a href="/ticks">all ticks</a></p><h1>Tick {{.ID}} in {{.ChannelID}} ({{.Trigger}})</h1>
+<p>{{.Now.Format "2006-01-02 15:04:05 MST"}} · {{.Usage.PromptTokens}} prompt + {{.Usage.CompletionTokens}} completion tokens ({{.Usage.CachedTokens}} cached) · {{.LatencyMS}} ms</p>
+<h2>Request</h2>{{range $i, $m := .Request}}<h3>{{$i}}: {{$m.Role}}</h3><pre>{{$m.Content}}</pre>{{end}}
+<h2>Raw answer</h2><pre>{{.Raw}}</pre>{{if .Reasoning}}<h2>Reasoning</h2><pre>{{.Reasoning}}</pre>{{end}}
+{{if .ModelError}}<h2>Model error</h2><pre>{{.ModelError}}</pre>{{end}}
+{{if .ParseError}}<h2>Parse error</h2><pre>{{.ParseError}}</pre>{{else}}<h2>Action</h2><pre>{{printf "%s" .Action}}</pre>{{end}}
+{{if .Notes}}<h2>Repair notes</h2><ul>{{range .Notes}}<li>{{.}}</li>{{end}}</ul>{{end}}
+<h2>Result</h2><pre>{{.Result}}</pre>{{if .Effects}}<h2>Effects</h2><pre>{{printf "%s" .Effects}}</pre>{{end}}
+</body></html>`))
+
+// inspectorWindow is how far back the inspector lists ticks.
+const inspectorWindow = 24 * time.Hour
+
+func (s *adminServer) recent(r *http.Request) ([]state.Tick, error) {
+	return s.ticks.Ticks(r.Context(), state.TickFilter{Since: time.Now().Add(-inspectorWindow)})
+}
+
+func (s *adminServer) listTicks(w http.ResponseWriter, r *http.Request) {
+	ticks, err := s.recent(r)
+	if err != nil {
+		http.Error(w, "read ticks: "+err.Error(), http.StatusInternalServerError)
+		return
+	}
+	if len(ticks) > 100 {
+		ticks = ticks[len(ticks)-100:]
+	}
+	for i, j := 0, len(ticks)-1; i < j; i, j = i+1, j-1 {
+		ticks[i], ticks[j] = ticks[j], ticks[i]
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	if err := ticksPage.Execute(w, ticks); err != nil {
+		s.log.Warn("render tick list", zap.Error(err))
+	}
+}
+
+func (s *adminServer) showTick(w http.ResponseWriter, r *http.Request) {
+	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
+	if err != nil {
+		http.Error(w, "tick id must be a number", http.StatusBadRequest)
+		return
+	}
+	ticks, err := s.ticks.Ticks(r.Context(), state.TickFilter{})
+	if err != nil {
+		http.Error(w, "read ticks: "+err.Error(), http.StatusInternalServerError)
+		return
+	}
+	for _, t := range ticks {
+		if t.ID == id {
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			if err := tickPage.Execute(w, t); err != nil {
+				s.log.Warn("render tick", zap.Error(err))
+			}
+			return
+		}
+	}
+	http.Error(w, "no such tick", http.StatusNotFound)
+}
+
+// serve runs the admin server until ctx ends.
+func (s *adminServer) serve(ctx context.Context, ln net.Listener) error {
+	srv := &http.Server{Handler: s.handler(), ReadHeaderTimeout: 5 * time.Second}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case <-ctx.Done():
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(sctx)
+		<-errc
+		return nil
+	case err := <-errc:
+		if errors.Is(err, http.ErrServerClosed) {
+			return nil
+		}
+		return fmt.Errorf("admin server: %w", err)
+	}
+}

@@ -1,0 +1,265 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+)
+
+// config is every setting of DESIGN §14. Defaults, then the YAML file
+// (keys are the variable names in lower case), then the environment.
+type config struct {
+	LLMBaseURL     string
+	LLMKey         string
+	LLMModel       string
+	LLMTimeout     time.Duration
+	LLMTemperature *float32
+	LLMMaxTokens   int
+	LLMJSONMode    string
+	LLMExtraBody   map[string]any
+	Language       string
+	SendUser       bool
+
+	BotName    string
+	PromptsDir string
+	DBPath     string
+
+	History       int
+	Debounce      time.Duration
+	TickInterval  time.Duration
+	MaxIterations int
+	ContinueDelay time.Duration
+	SleepMax      time.Duration
+	Concurrency   int
+	Interrupt     string
+
+	AllowChannels []string
+
+	SatoriWSURL, SatoriAPIBaseURL, SatoriToken string
+	TelegramToken, TelegramAPIBaseURL          string
+
+	AdminAddr, AdminToken string
+	LogLevel, LogFormat   string
+}
+
+// settingNames lists the variables, for the YAML file's keys.
+var settingNames = []string{
+	"LLM_API_BASE_URL", "LLM_API_KEY", "LLM_MODEL", "LLM_TIMEOUT", "LLM_TEMPERATURE", "LLM_MAX_TOKENS",
+	"LLM_JSON_MODE", "LLM_EXTRA_BODY", "LLM_RESPONSE_LANGUAGE", "LLM_SEND_USER", "AIRI_BOT_NAME",
+	"PROMPTS_DIR", "DB_PATH", "AIRI_HISTORY", "AIRI_DEBOUNCE", "AIRI_TICK_INTERVAL", "AIRI_MAX_ITERATIONS",
+	"AIRI_CONTINUE_DELAY", "AIRI_SLEEP_MAX", "AIRI_MODEL_CONCURRENCY", "AIRI_INTERRUPT", "AIRI_ALLOW_CHANNELS",
+	"SATORI_WS_URL", "SATORI_API_BASE_URL", "SATORI_TOKEN", "TELEGRAM_BOT_TOKEN", "TELEGRAM_API_BASE_URL",
+	"AIRI_ADMIN_ADDR", "AIRI_ADMIN_TOKEN", "LOG_LEVEL", "LOG_FORMAT",
+}
+
+// loadConfig reads the optional YAML file and the environment. Every
+// problem found is reported, one per line.
+func loadConfig(file string, getenv func(string) string) (config, error) {
+	values := map[string]string{}
+	if file != "" {
+		raw, err := os.ReadFile(file)
+		if err != nil {
+			return config{}, fmt.Errorf("read config file: %w", err)
+		}
+		var doc map[string]any
+		if err := yaml.Unmarshal(raw, &doc); err != nil {
+			return config{}, fmt.Errorf("config file %s: %w", file, err)
+		}
+		known := map[string]bool{}
+		for _, n := range settingNames {
+			known[strings.ToLower(n)] = true
+		}
+		var errs []error
+		for k, v := range doc {
+			if !known[k] {
+				errs = append(errs, fmt.Errorf("config file %s: unknown key %q", file, k))
+				continue
+			}
+			switch x := v.(type) {
+			case map[string]any, []any:
+				b, err := json.Marshal(x)
+				if err != nil {
+					errs = append(errs, fmt.Errorf("config file %s: key %q: %w", file, k, err))
+					continue
+				}
+				values[strings.ToUpper(k)] = string(b)
+			case nil:
+			default:
+				values[strings.ToUpper(k)] = fmt.Sprint(x)
+			}
+		}
+		if err := errors.Join(errs...); err != nil {
+			return config{}, err
+		}
+	}
+	for _, n := range settingNames {
+		if v, ok := lookup(getenv, n); ok {
+			values[n] = v
+		}
+	}
+	return parseConfig(values)
+}
+
+func lookup(getenv func(string) string, name string) (string, bool) {
+	v := getenv(name)
+	return v, v != ""
+}
+
+func parseConfig(v map[string]string) (config, error) {
+	c := config{
+		LLMTimeout: 60 * time.Second, LLMMaxTokens: 1024, LLMJSONMode: "off", SendUser: true,
+		DBPath: "./data/airi.db", History: 20, Debounce: 800 * time.Millisecond, TickInterval: 60 * time.Second,
+		MaxIterations: 5, ContinueDelay: time.Second, SleepMax: 10 * time.Minute, Concurrency: 8,
+		Interrupt: "cancel", TelegramAPIBaseURL: "https://api.telegram.org", AdminAddr: "127.0.0.1:7070",
+		LogLevel: "info",
+	}
+	var errs []error
+	bad := func(name, val, want string) {
+		errs = append(errs, fmt.Errorf("%s=%q: %s", name, val, want))
+	}
+	str := func(name string, dst *string) {
+		if x, ok := v[name]; ok {
+			*dst = strings.TrimSpace(x)
+		}
+	}
+	dur := func(name string, dst *time.Duration, allowZero bool) {
+		x, ok := v[name]
+		if !ok {
+			return
+		}
+		d, err := time.ParseDuration(strings.TrimSpace(x))
+		if err != nil || d < 0 || (!allowZero && d == 0) {
+			bad(name, x, "want a positive Go duration such as 800ms, 30s or 2m")
+			return
+		}
+		*dst = d
+	}
+	num := func(name string, dst *int, min int) {
+		x, ok := v[name]
+		if !ok {
+			return
+		}
+		n, err := strconv.Atoi(strings.TrimSpace(x))
+		if err != nil || n < min {
+			bad(name, x, fmt.Sprintf("want a whole number of at least %d", min))
+			return
+		}
+		*dst = n
+	}
+	boolean := func(name string, dst *bool) {
+		x, ok := v[name]
+		if !ok {
+			return
+		}
+		b, err := strconv.ParseBool(strings.TrimSpace(x))
+		if err != nil {
+			bad(name, x, "want true or false")
+			return
+		}
+		*dst = b
+	}
+	str("LLM_API_BASE_URL", &c.LLMBaseURL)
+	str("LLM_API_KEY", &c.LLMKey)
+	str("LLM_MODEL", &c.LLMModel)
+	dur("LLM_TIMEOUT", &c.LLMTimeout, false)
+	if x, ok := v["LLM_TEMPERATURE"]; ok {
+		f, err := strconv.ParseFloat(strings.TrimSpace(x), 32)
+		if err != nil || f < 0 || f > 2 {
+			bad("LLM_TEMPERATURE", x, "want a number from 0 to 2")
+		} else {
+			t := float32(f)
+			c.LLMTemperature = &t
+		}
+	}
+	num("LLM_MAX_TOKENS", &c.LLMMaxTokens, 1)
+	str("LLM_JSON_MODE", &c.LLMJSONMode)
+	switch c.LLMJSONMode {
+	case "off", "object", "schema":
+	default:
+		bad("LLM_JSON_MODE", c.LLMJSONMode, "want off, object or schema")
+	}
+	if x, ok := v["LLM_EXTRA_BODY"]; ok && strings.TrimSpace(x) != "" {
+		if err := json.Unmarshal([]byte(x), &c.LLMExtraBody); err != nil || c.LLMExtraBody == nil {
+			bad("LLM_EXTRA_BODY", x, "want a JSON object such as {\"enable_thinking\": false}")
+		}
+	}
+	str("LLM_RESPONSE_LANGUAGE", &c.Language)
+	boolean("LLM_SEND_USER", &c.SendUser)
+	str("AIRI_BOT_NAME", &c.BotName)
+	str("PROMPTS_DIR", &c.PromptsDir)
+	if c.PromptsDir != "" {
+		if st, err := os.Stat(c.PromptsDir); err != nil || !st.IsDir() {
+			bad("PROMPTS_DIR", c.PromptsDir, "want an existing directory of prompt templates")
+		}
+	}
+	str("DB_PATH", &c.DBPath)
+	num("AIRI_HISTORY", &c.History, 2)
+	dur("AIRI_DEBOUNCE", &c.Debounce, true)
+	dur("AIRI_TICK_INTERVAL", &c.TickInterval, false)
+	num("AIRI_MAX_ITERATIONS", &c.MaxIterations, 1)
+	dur("AIRI_CONTINUE_DELAY", &c.ContinueDelay, true)
+	dur("AIRI_SLEEP_MAX", &c.SleepMax, false)
+	num("AIRI_MODEL_CONCURRENCY", &c.Concurrency, 1)
+	str("AIRI_INTERRUPT", &c.Interrupt)
+	if c.Interrupt != "cancel" && c.Interrupt != "finish" {
+		bad("AIRI_INTERRUPT", c.Interrupt, "want cancel or finish")
+	}
+	if x, ok := v["AIRI_ALLOW_CHANNELS"]; ok {
+		for _, id := range strings.Split(x, ",") {
+			if id = strings.TrimSpace(id); id != "" {
+				c.AllowChannels = append(c.AllowChannels, id)
+			}
+		}
+	}
+	str("SATORI_WS_URL", &c.SatoriWSURL)
+	str("SATORI_API_BASE_URL", &c.SatoriAPIBaseURL)
+	str("SATORI_TOKEN", &c.SatoriToken)
+	str("TELEGRAM_BOT_TOKEN", &c.TelegramToken)
+	str("TELEGRAM_API_BASE_URL", &c.TelegramAPIBaseURL)
+	str("AIRI_ADMIN_ADDR", &c.AdminAddr)
+	str("AIRI_ADMIN_TOKEN", &c.AdminToken)
+	str("LOG_LEVEL", &c.LogLevel)
+	str("LOG_FORMAT", &c.LogFormat)
+	switch c.LogLevel {
+	case "debug", "info", "warn", "error":
+	default:
+		bad("LOG_LEVEL", c.LogLevel, "want debug, info, warn or error")
+	}
+	switch c.LogFormat {
+	case "", "json", "console":
+	default:
+		bad("LOG_FORMAT", c.LogFormat, "want json or console")
+	}
+	for _, u := range []struct{ name, val string }{
+		{"LLM_API_BASE_URL", c.LLMBaseURL}, {"SATORI_WS_URL", c.SatoriWSURL},
+		{"SATORI_API_BASE_URL", c.SatoriAPIBaseURL}, {"TELEGRAM_API_BASE_URL", c.TelegramAPIBaseURL},
+	} {
+		if u.val == "" {
+			continue
+		}
+		p, err := url.Parse(u.val)
+		if err != nil || p.Scheme == "" || p.Host == "" {
+			bad(u.name, u.val, "want an absolute URL such as http://127.0.0.1:5140/...")
+		}
+	}
+	return c, errors.Join(errs...)
+}
+
+// requireModel reports the settings a command that calls the model lacks.
+func (c config) requireModel() error {
+	var errs []error
+	if c.LLMBaseURL == "" {
+		errs = append(errs, errors.New("LLM_API_BASE_URL is not set: point it at an OpenAI-compatible endpoint, e.g. https://api.openai.com/v1 (with LLM_API_KEY) or a local Ollama at http://localhost:11434/v1"))
+	}
+	if c.LLMModel == "" {
+		errs = append(errs, errors.New("LLM_MODEL is not set: name the model to use, e.g. gpt-4o-mini or qwen2.5:7b"))
+	}
+	return errors.Join(errs...)
+}

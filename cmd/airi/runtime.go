@@ -1,0 +1,224 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/airi-go/airi/actions"
+	"github.com/airi-go/airi/planner"
+	"github.com/airi-go/airi/prompts"
+	"github.com/airi-go/airi/scheduler"
+	"github.com/airi-go/airi/state"
+	"github.com/airi-go/airi/state/sqlite"
+)
+
+// sender is what the runtime needs of an adapter to send through it.
+type sender interface {
+	Name() string
+	Send(ctx context.Context, out actions.Outgoing) (string, error)
+}
+
+// typer is the optional typing indicator of an adapter.
+type typer interface {
+	Typing(ctx context.Context, channelID string) error
+}
+
+// router sends each message through the adapter of its channel. With
+// several adapters, every channel id the model sees is "platform:id".
+type router struct {
+	adapters []sender
+}
+
+func (r *router) multi() bool { return len(r.adapters) > 1 }
+
+// qualify returns the id the model sees for an adapter's own channel id.
+func (r *router) qualify(adapter, id string) string {
+	if r.multi() {
+		return adapter + ":" + id
+	}
+	return id
+}
+
+// resolve finds the adapter of a channel and its id there.
+func (r *router) resolve(id string) (sender, string, error) {
+	if len(r.adapters) == 0 {
+		return nil, "", errors.New("no adapter is running")
+	}
+	if !r.multi() {
+		return r.adapters[0], id, nil
+	}
+	name, rest, ok := strings.Cut(id, ":")
+	if ok {
+		for _, a := range r.adapters {
+			if a.Name() == name {
+				return a, rest, nil
+			}
+		}
+	}
+	return nil, "", fmt.Errorf("channel %q names no running adapter", id)
+}
+
+// Send implements actions.Sender.
+func (r *router) Send(ctx context.Context, out actions.Outgoing) (string, error) {
+	a, id, err := r.resolve(out.ChannelID)
+	if err != nil {
+		return "", err
+	}
+	out.ChannelID = id
+	return a.Send(ctx, out)
+}
+
+// typing shows a typing indicator where the adapter has one.
+func (r *router) typing(log *zap.Logger) func(ctx context.Context, id string) {
+	return func(ctx context.Context, id string) {
+		a, native, err := r.resolve(id)
+		if err != nil {
+			return
+		}
+		if t, ok := a.(typer); ok {
+			if err := t.Typing(ctx, native); err != nil && ctx.Err() == nil {
+				log.Debug("typing indicator", zap.String("channel", id), zap.Error(err))
+			}
+		}
+	}
+}
+
+// inbox is the scheduler seen by one adapter: it qualifies channel ids.
+type inbox struct {
+	adapter string
+	r       *router
+	sched   *scheduler.Scheduler
+}
+
+// Deliver stores the message and wakes its channel.
+func (i *inbox) Deliver(ctx context.Context, ch state.Channel, msg state.Message) error {
+	if ch.NativeID == "" {
+		ch.NativeID = ch.ID
+	}
+	ch.ID = i.r.qualify(i.adapter, ch.ID)
+	if ch.Platform == "" {
+		ch.Platform = i.adapter
+	}
+	msg.ChannelID = ch.ID
+	return i.sched.Deliver(ctx, ch, msg)
+}
+
+// bot is the wired core: store, prompts, planner, actions, scheduler.
+type bot struct {
+	store   *sqlite.Store
+	prompts *prompts.Source
+	reg     *actions.Registry
+	builder *planner.Builder
+	sched   *scheduler.Scheduler
+	router  *router
+	botName string
+}
+
+// runtimeOptions are the parts that differ between chat, run, demo and replay.
+type runtimeOptions struct {
+	Model   planner.Model
+	Router  *router
+	Now     func() time.Time
+	OnTick  func(state.Tick)
+	OnFatal func(error)
+	// Store, when set, is used instead of opening cfg.DBPath.
+	Store *sqlite.Store
+}
+
+func openRuntime(ctx context.Context, cfg config, log *zap.Logger, opt runtimeOptions) (_ *bot, err error) {
+	rt := &bot{router: opt.Router}
+	defer func() {
+		if err != nil {
+			rt.close()
+		}
+	}()
+	if opt.Now == nil {
+		opt.Now = time.Now
+	}
+	rt.prompts, err = prompts.Load(cfg.PromptsDir, log)
+	if err != nil {
+		return nil, fmt.Errorf("load prompts: %w", err)
+	}
+	rt.botName = cfg.BotName
+	if rt.botName == "" {
+		rt.botName = rt.prompts.Current().BotName()
+	}
+	if rt.botName == "" {
+		rt.botName = "airi"
+	}
+	rt.store = opt.Store
+	if rt.store == nil {
+		rt.store, err = sqlite.Open(ctx, cfg.DBPath, log)
+		if err != nil {
+			return nil, fmt.Errorf("open database %s: %w", cfg.DBPath, err)
+		}
+	}
+	var allowed func(string) bool
+	if len(cfg.AllowChannels) > 0 {
+		set := map[string]bool{}
+		for _, id := range cfg.AllowChannels {
+			set[id] = true
+		}
+		allowed = func(id string) bool { return set[id] }
+	}
+	rt.reg, err = actions.NewBuiltinRegistry(actions.NewHandlers(actions.HandlerDeps{
+		Store: rt.store, Sender: opt.Router, BotName: rt.botName, Allowed: allowed,
+		SleepMax: cfg.SleepMax, Now: opt.Now,
+	}))
+	if err != nil {
+		return nil, fmt.Errorf("register actions: %w", err)
+	}
+	rt.builder = planner.NewBuilder(rt.prompts, rt.reg, planner.BuilderOptions{HistoryLimit: cfg.History})
+	rt.sched, err = scheduler.New(scheduler.Config{
+		Debounce:      cfg.Debounce,
+		TickInterval:  cfg.TickInterval,
+		MaxIterations: cfg.MaxIterations,
+		ContinueDelay: orNone(cfg.ContinueDelay),
+		Concurrency:   cfg.Concurrency,
+		Interrupt:     cfg.Interrupt == "cancel",
+		HistoryLimit:  cfg.History,
+		BotName:       rt.botName,
+		Language:      cfg.Language,
+		SendUser:      cfg.SendUser,
+		Allowed:       allowed,
+		Now:           opt.Now,
+	}, scheduler.Deps{
+		Store:      rt.store,
+		Prompter:   rt.builder,
+		Model:      opt.Model,
+		Parser:     planner.NewParser(rt.reg),
+		Dispatcher: rt.reg,
+		Typing:     opt.Router.typing(log),
+		OnTick:     opt.OnTick,
+		OnFatal:    opt.OnFatal,
+		Logger:     log,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("start scheduler: %w", err)
+	}
+	return rt, nil
+}
+
+// orNone maps a configured zero delay to the scheduler's "none".
+func orNone(d time.Duration) time.Duration {
+	if d == 0 {
+		return -1
+	}
+	return d
+}
+
+// inbox returns the scheduler as the named adapter's inbox.
+func (rt *bot) inbox(adapter string) *inbox {
+	return &inbox{adapter: adapter, r: rt.router, sched: rt.sched}
+}
+
+func (rt *bot) close() {
+	if rt.store != nil {
+		_ = rt.store.Close()
+	}
+}

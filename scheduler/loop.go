@@ -1,0 +1,170 @@
+package scheduler
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"go.uber.org/zap"
+)
+
+// Trigger says why a wake started.
+type Trigger string
+
+// Triggers recorded with every tick.
+const (
+	triggerMessage  Trigger = "message"
+	triggerPeriodic Trigger = "periodic"
+	triggerSleep    Trigger = "sleep"
+	triggerRearm    Trigger = "rearm"
+	triggerRestart  Trigger = "restart"
+	triggerRetry    Trigger = "retry"
+	triggerUnread   Trigger = "unread"
+)
+
+// loop is one channel's loop. Its goroutine decides when to wake; wake
+// itself runs the ticks and is also callable directly (tests, replay).
+type loop struct {
+	s  *Scheduler
+	id string
+	// kick tells the loop goroutine that its schedule changed.
+	kick chan struct{}
+	// arrived tells a tick in flight that a new message came in.
+	arrived chan struct{}
+	// wakeMu makes the ticks of one channel never overlap.
+	wakeMu sync.Mutex
+
+	mu           sync.Mutex // guards the fields below
+	running      bool
+	due          time.Time
+	dueTrigger   Trigger
+	firstPending time.Time
+	rearms       int
+}
+
+func newLoop(s *Scheduler, id string) *loop {
+	return &loop{s: s, id: id, kick: make(chan struct{}, 1), arrived: make(chan struct{}, 1)}
+}
+
+// signal schedules a wake for the given reason.
+func (l *loop) signal(t Trigger) {
+	now := time.Now()
+	l.mu.Lock()
+	switch t {
+	case triggerMessage:
+		if l.firstPending.IsZero() {
+			l.firstPending = now
+		}
+		// A burst is read together, but a chat that never pauses is still answered.
+		due := now.Add(l.s.cfg.Debounce)
+		if limit := l.firstPending.Add(4 * l.s.cfg.Debounce); due.After(limit) {
+			due = limit
+		}
+		l.rearms = 0
+		l.setDue(due, t, true)
+	default:
+		l.setDue(now, t, false)
+	}
+	l.mu.Unlock()
+	if t == triggerMessage {
+		select {
+		case l.arrived <- struct{}{}:
+		default:
+		}
+	}
+	select {
+	case l.kick <- struct{}{}:
+	default:
+	}
+	l.s.notifyChanged()
+}
+
+// setDue moves the next wake; with override the new time replaces a later
+// one of any kind (a message ends a sleep), otherwise only an earlier time wins.
+func (l *loop) setDue(at time.Time, t Trigger, override bool) {
+	if l.due.IsZero() || at.Before(l.due) || (override && l.dueTrigger == triggerSleep) {
+		l.due, l.dueTrigger = at, t
+	}
+}
+
+// busy reports a running wake or one due soon; a sleep due is not busy.
+func (l *loop) busy() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.running || (!l.due.IsZero() && l.dueTrigger != triggerSleep)
+}
+
+func (l *loop) run(ctx context.Context) {
+	defer l.s.wg.Done()
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	defer timer.Stop()
+	for {
+		l.mu.Lock()
+		due := l.due
+		l.mu.Unlock()
+		if !due.IsZero() {
+			timer.Reset(max(time.Until(due), 0))
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-l.kick:
+			timer.Stop()
+			continue
+		case <-timer.C:
+		}
+		l.mu.Lock()
+		trig := l.dueTrigger
+		l.due, l.dueTrigger = time.Time{}, ""
+		l.firstPending = time.Time{}
+		l.running = true
+		l.mu.Unlock()
+		l.s.notifyChanged()
+		rep := l.wake(ctx, trig)
+		l.finish(ctx, rep)
+	}
+}
+
+// finish schedules what follows a wake: the end of a sleep, a re-arm, a
+// retry after a failed model call, or a wake for messages still unread.
+func (l *loop) finish(ctx context.Context, rep WakeReport) {
+	cfg := l.s.cfg
+	now := time.Now()
+	unread := 0
+	if ctx.Err() == nil {
+		if counts, err := l.s.deps.Store.UnreadCounts(ctx); err == nil {
+			unread = counts[l.id]
+		} else {
+			l.s.log.Warn("count unread after wake", zap.String("channel", l.id), zap.Error(err))
+		}
+	}
+	l.mu.Lock()
+	l.running = false
+	switch {
+	case ctx.Err() != nil:
+	case rep.ModelFailed && !rep.Fatal:
+		l.setDue(now.Add(cfg.RetryDelay), triggerRetry, false)
+	case rep.Fatal:
+	case rep.Sleep > 0:
+		if unread > 0 {
+			l.setDue(now.Add(cfg.Debounce), triggerUnread, false)
+		} else {
+			l.setDue(now.Add(rep.Sleep), triggerSleep, false)
+		}
+	case rep.Capped && rep.Unanswered:
+		if l.rearms < cfg.MaxRearms {
+			l.rearms++
+			l.setDue(now.Add(cfg.ContinueDelay), triggerRearm, false)
+		} else {
+			l.s.log.Info("wake ended on its iteration cap with messages unanswered; re-armed twice already, waiting for a new message",
+				zap.String("channel", l.id))
+		}
+	case unread > 0 && !rep.Skipped:
+		// Unread is left (beyond the display cap, or arrived late): the
+		// next wake shows it; each wake delivers some, so this ends.
+		l.setDue(now.Add(cfg.Debounce), triggerUnread, false)
+	}
+	l.mu.Unlock()
+	l.s.notifyChanged()
+}

@@ -1,0 +1,468 @@
+// Package scheduler runs one loop per channel: it wakes a channel on new
+// messages (after a debounce), on the periodic tick and when a sleep or a
+// re-arm falls due, runs at most a bounded number of ticks per wake, and
+// owns every goroutine that does so.
+package scheduler
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/airi-go/airi/actions"
+	"github.com/airi-go/airi/planner"
+	"github.com/airi-go/airi/state"
+)
+
+// Store is what the scheduler needs from the state.
+type Store interface {
+	UpsertChannel(ctx context.Context, ch state.Channel) error
+	Channel(ctx context.Context, id string) (state.Channel, error)
+	Channels(ctx context.Context) ([]state.Channel, error)
+	Ingest(ctx context.Context, msg state.Message) (state.Message, bool, error)
+	Unread(ctx context.Context, channelID string, limit int) ([]state.Message, error)
+	UnreadCounts(ctx context.Context) (map[string]int, error)
+	MarkRead(ctx context.Context, ids []int64) error
+	History(ctx context.Context, channelID string, limit int) ([]state.Message, int, error)
+	LastMessageID(ctx context.Context, channelID string) (int64, error)
+	AppendAction(ctx context.Context, rec state.ActionRecord) (int64, error)
+	Actions(ctx context.Context, channelID string, limit int) ([]state.ActionRecord, error)
+	TrimActions(ctx context.Context, channelID string, keep, over int) error
+	AddTick(ctx context.Context, t state.Tick) (int64, error)
+	PendingOutbox(ctx context.Context) ([]state.OutboxEntry, error)
+	SetOutboxState(ctx context.Context, id int64, st state.OutboxState, platformID, errText string) error
+}
+
+// Prompter builds the request of one tick.
+type Prompter interface {
+	Build(ctx context.Context, in planner.Input) (planner.Prompt, error)
+}
+
+// Parser turns a raw answer into one action.
+type Parser interface {
+	Parse(raw string) (planner.Parsed, error)
+}
+
+// Dispatcher runs one action.
+type Dispatcher interface {
+	Dispatch(ctx context.Context, call actions.Call) actions.Result
+}
+
+// Config holds the loop's knobs; zero values take the defaults of DESIGN §14.
+type Config struct {
+	Debounce      time.Duration // 800ms
+	TickInterval  time.Duration // 60s; negative turns the periodic tick off
+	MaxIterations int           // 5
+	ContinueDelay time.Duration // 1s; negative means none
+	RetryDelay    time.Duration // after a failed model call; 5s
+	Concurrency   int           // concurrent model calls; 8
+	// Interrupt cancels a model call when a new message arrives for its channel.
+	Interrupt    bool
+	HistoryLimit int // 20
+	// DisplayCap and DisplayChars bound the messages one state message shows.
+	DisplayCap   int // 20
+	DisplayChars int // 4000
+	// ActionsShown is how many action records the prompt is given.
+	ActionsShown int // 30
+	// ActionKeep and ActionOver trim the action history.
+	ActionKeep, ActionOver int // 20, 50
+	MaxRearms              int // 2
+	BotName                string
+	Language               string
+	// SendUser sends the per-channel user field "airi:<channel id>".
+	SendUser bool
+	// Allowed, when non-nil, says whether the bot may act in a channel.
+	Allowed func(channelID string) bool
+	Now     func() time.Time
+}
+
+func (c *Config) defaults() {
+	def := func(d *time.Duration, v time.Duration) {
+		if *d == 0 {
+			*d = v
+		}
+	}
+	def(&c.Debounce, 800*time.Millisecond)
+	def(&c.TickInterval, 60*time.Second)
+	def(&c.ContinueDelay, time.Second)
+	def(&c.RetryDelay, 5*time.Second)
+	if c.ContinueDelay < 0 {
+		c.ContinueDelay = 0
+	}
+	defInt := func(d *int, v int) {
+		if *d <= 0 {
+			*d = v
+		}
+	}
+	defInt(&c.MaxIterations, 5)
+	defInt(&c.Concurrency, 8)
+	defInt(&c.HistoryLimit, 20)
+	defInt(&c.DisplayCap, 20)
+	defInt(&c.DisplayChars, 4000)
+	defInt(&c.ActionsShown, 30)
+	defInt(&c.ActionKeep, 20)
+	defInt(&c.ActionOver, 50)
+	if c.MaxRearms == 0 {
+		c.MaxRearms = 2
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+}
+
+// Deps are the parts a scheduler drives.
+type Deps struct {
+	Store      Store
+	Prompter   Prompter
+	Model      planner.Model
+	Parser     Parser
+	Dispatcher Dispatcher
+	// Platform names the adapter of a channel (for the prompt); nil uses the
+	// channel's recorded platform.
+	Platform func(ch state.Channel) string
+	// Typing, when set, shows a typing indicator in a channel while its tick runs.
+	Typing func(ctx context.Context, channelID string)
+	// OnTick, when set, observes every recorded tick (metrics, demo output).
+	OnTick func(t state.Tick)
+	// OnFatal, when set, is told of a model failure that retrying cannot fix.
+	OnFatal func(err error)
+	Logger  *zap.Logger
+}
+
+// Scheduler owns the channel loops.
+type Scheduler struct {
+	cfg  Config
+	deps Deps
+	log  *zap.Logger
+	sem  chan struct{}
+
+	mu      sync.Mutex
+	loops   map[string]*loop
+	wakeSeq int64
+	changed chan struct{} // closed and replaced whenever a loop's state changes
+	started bool
+	closed  bool
+	ctx     context.Context
+	cancel  context.CancelFunc
+	wg      sync.WaitGroup
+}
+
+// New returns a scheduler; Start runs its loops.
+func New(cfg Config, deps Deps) (*Scheduler, error) {
+	cfg.defaults()
+	var errs []error
+	if deps.Store == nil {
+		errs = append(errs, errors.New("scheduler: no store"))
+	}
+	if deps.Prompter == nil {
+		errs = append(errs, errors.New("scheduler: no prompter"))
+	}
+	if deps.Model == nil {
+		errs = append(errs, errors.New("scheduler: no model"))
+	}
+	if deps.Parser == nil {
+		errs = append(errs, errors.New("scheduler: no parser"))
+	}
+	if deps.Dispatcher == nil {
+		errs = append(errs, errors.New("scheduler: no dispatcher"))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	if deps.Logger == nil {
+		deps.Logger = zap.NewNop()
+	}
+	return &Scheduler{
+		cfg:     cfg,
+		deps:    deps,
+		log:     deps.Logger.Named("scheduler"),
+		sem:     make(chan struct{}, cfg.Concurrency),
+		loops:   map[string]*loop{},
+		changed: make(chan struct{}),
+		wakeSeq: cfg.Now().UnixMilli(),
+	}, nil
+}
+
+// Start recovers what a previous run left (sends of unknown outcome,
+// unread messages) and starts the loops and the periodic tick. The loops
+// run until ctx ends or Close is called.
+func (s *Scheduler) Start(ctx context.Context) error {
+	s.mu.Lock()
+	if s.started {
+		s.mu.Unlock()
+		return errors.New("scheduler: already started")
+	}
+	s.started = true
+	s.ctx, s.cancel = context.WithCancel(ctx)
+	// Loops made before Start (messages delivered early) start now.
+	for _, l := range s.loops {
+		s.wg.Add(1)
+		go l.run(s.ctx)
+	}
+	s.mu.Unlock()
+
+	if err := s.recoverOutbox(ctx); err != nil {
+		return err
+	}
+	counts, err := s.deps.Store.UnreadCounts(ctx)
+	if err != nil {
+		return fmt.Errorf("count unread at start: %w", err)
+	}
+	for id, n := range counts {
+		if n > 0 && s.allowed(id) {
+			s.log.Info("resuming channel with unread messages", zap.String("channel", id), zap.Int("unread", n))
+			s.loopFor(id).signal(triggerRestart)
+		}
+	}
+	if s.cfg.TickInterval > 0 {
+		s.wg.Add(1)
+		go s.periodic(s.ctx)
+	}
+	return nil
+}
+
+// recoverOutbox marks sends interrupted by a crash as of unknown outcome and
+// tells the model about them; they are never repeated.
+func (s *Scheduler) recoverOutbox(ctx context.Context) error {
+	pending, err := s.deps.Store.PendingOutbox(ctx)
+	if err != nil {
+		return fmt.Errorf("read outbox: %w", err)
+	}
+	for _, e := range pending {
+		if err := s.deps.Store.SetOutboxState(ctx, e.ID, state.OutboxUnknown, "", "interrupted by a restart"); err != nil {
+			return fmt.Errorf("mark outbox entry %d unknown: %w", e.ID, err)
+		}
+		text := fmt.Sprintf("before a restart you tried to send to %q: %q; it may or may not have gone out and was not repeated", e.ChannelID, e.Content)
+		if _, err := s.deps.Store.AppendAction(ctx, state.ActionRecord{ChannelID: e.ChannelID, Name: actions.NameSendMessage, Result: text, Time: s.cfg.Now()}); err != nil {
+			return fmt.Errorf("record unknown send: %w", err)
+		}
+		s.log.Warn("send of unknown outcome after restart; not repeated", zap.String("channel", e.ChannelID), zap.Int64("outbox", e.ID))
+	}
+	return nil
+}
+
+// Close stops intake, cancels running ticks and waits for every loop to
+// end, or for ctx to end first.
+func (s *Scheduler) Close(ctx context.Context) error {
+	s.mu.Lock()
+	s.closed = true
+	cancel := s.cancel
+	s.mu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
+	done := make(chan struct{})
+	go func() {
+		s.wg.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("scheduler: close: %w", ctx.Err())
+	}
+}
+
+// Deliver stores an incoming message durably and wakes its channel. It
+// returns once the message is stored; an adapter confirms it upstream only
+// then. ch.ID and msg.ChannelID are the ids the model sees.
+func (s *Scheduler) Deliver(ctx context.Context, ch state.Channel, msg state.Message) error {
+	if err := ch.Validate(); err != nil {
+		return fmt.Errorf("deliver: %w", err)
+	}
+	msg.ChannelID = ch.ID
+	if err := msg.Validate(); err != nil {
+		return fmt.Errorf("deliver: %w", err)
+	}
+	s.mu.Lock()
+	closed := s.closed
+	s.mu.Unlock()
+	if closed {
+		return errors.New("deliver: scheduler is shutting down")
+	}
+	if err := s.upsertChannel(ctx, ch, msg); err != nil {
+		return err
+	}
+	_, isNew, err := s.deps.Store.Ingest(ctx, msg)
+	if err != nil {
+		return fmt.Errorf("deliver: store message: %w", err)
+	}
+	if isNew && !msg.Self && s.allowed(ch.ID) {
+		s.loopFor(ch.ID).signal(triggerMessage)
+	}
+	return nil
+}
+
+// maxMembers bounds the member list kept per channel.
+const maxMembers = 50
+
+func (s *Scheduler) upsertChannel(ctx context.Context, ch state.Channel, msg state.Message) error {
+	old, err := s.deps.Store.Channel(ctx, ch.ID)
+	switch {
+	case errors.Is(err, state.ErrNotFound):
+	case err != nil:
+		return fmt.Errorf("deliver: look up channel: %w", err)
+	default:
+		if ch.Title == "" {
+			ch.Title = old.Title
+		}
+		ch.Members = mergeMembers(old.Members, ch.Members)
+	}
+	if ch.Group && !msg.Self && msg.SenderName != "" {
+		ch.Members = mergeMembers(ch.Members, []string{msg.SenderName})
+	}
+	if err == nil && sameChannel(old, ch) {
+		return nil
+	}
+	if err := s.deps.Store.UpsertChannel(ctx, ch); err != nil {
+		return fmt.Errorf("deliver: record channel: %w", err)
+	}
+	return nil
+}
+
+func mergeMembers(a, b []string) []string {
+	out := append([]string(nil), a...)
+	for _, m := range b {
+		found := false
+		for _, x := range out {
+			if x == m {
+				found = true
+				break
+			}
+		}
+		if !found && len(out) < maxMembers {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+func sameChannel(a, b state.Channel) bool {
+	if a.ID != b.ID || a.Platform != b.Platform || a.NativeID != b.NativeID || a.Group != b.Group || a.Title != b.Title || len(a.Members) != len(b.Members) {
+		return false
+	}
+	for i := range a.Members {
+		if a.Members[i] != b.Members[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func (s *Scheduler) allowed(id string) bool {
+	return s.cfg.Allowed == nil || s.cfg.Allowed(id)
+}
+
+// loopFor returns the channel's loop, starting it when the scheduler runs.
+func (s *Scheduler) loopFor(id string) *loop {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	l, ok := s.loops[id]
+	if ok {
+		return l
+	}
+	l = newLoop(s, id)
+	s.loops[id] = l
+	if s.started && !s.closed {
+		s.wg.Add(1)
+		go l.run(s.ctx)
+	}
+	return l
+}
+
+func (s *Scheduler) nextWake() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.wakeSeq++
+	return s.wakeSeq
+}
+
+// notifyChanged wakes everyone waiting in WaitIdle.
+func (s *Scheduler) notifyChanged() {
+	s.mu.Lock()
+	close(s.changed)
+	s.changed = make(chan struct{})
+	s.mu.Unlock()
+}
+
+// periodic wakes channels that still have unread messages; channels with
+// nothing unread cost no model call.
+func (s *Scheduler) periodic(ctx context.Context) {
+	defer s.wg.Done()
+	t := time.NewTicker(s.cfg.TickInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if err := s.PeriodicTick(ctx); err != nil && ctx.Err() == nil {
+				s.log.Warn("periodic tick", zap.Error(err))
+			}
+		}
+	}
+}
+
+// PeriodicTick signals every allowed channel that has unread messages.
+func (s *Scheduler) PeriodicTick(ctx context.Context) error {
+	counts, err := s.deps.Store.UnreadCounts(ctx)
+	if err != nil {
+		return fmt.Errorf("count unread: %w", err)
+	}
+	for id, n := range counts {
+		if n > 0 && s.allowed(id) {
+			s.loopFor(id).signal(triggerPeriodic)
+		}
+	}
+	return nil
+}
+
+// Idle reports whether nothing is left to do: no unread message in an
+// allowed channel, no tick running, no wake due (a sleeping channel with
+// nothing unread is idle).
+func (s *Scheduler) Idle(ctx context.Context) (bool, error) {
+	s.mu.Lock()
+	for _, l := range s.loops {
+		if l.busy() {
+			s.mu.Unlock()
+			return false, nil
+		}
+	}
+	s.mu.Unlock()
+	counts, err := s.deps.Store.UnreadCounts(ctx)
+	if err != nil {
+		return false, fmt.Errorf("count unread: %w", err)
+	}
+	for id, n := range counts {
+		if n > 0 && s.allowed(id) {
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+// WaitIdle blocks until Idle holds or ctx ends.
+func (s *Scheduler) WaitIdle(ctx context.Context) error {
+	for {
+		s.mu.Lock()
+		changed := s.changed
+		s.mu.Unlock()
+		idle, err := s.Idle(ctx)
+		if err != nil {
+			return err
+		}
+		if idle {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-changed:
+		}
+	}
+}

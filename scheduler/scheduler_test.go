@@ -1,0 +1,460 @@
+package scheduler_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+	"go.uber.org/zap/zaptest"
+
+	"github.com/airi-go/airi/actions"
+	"github.com/airi-go/airi/planner"
+	"github.com/airi-go/airi/prompts"
+	"github.com/airi-go/airi/scheduler"
+	"github.com/airi-go/airi/state"
+	"github.com/airi-go/airi/state/sqlite"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// waitFor bounds every wait on a condition; reaching it is a failure.
+const waitFor = 10 * time.Second
+
+// model answers from a policy and reports every call.
+type model struct {
+	mu     sync.Mutex
+	calls  []planner.Request
+	answer func(ctx context.Context, n int, req planner.Request) (string, error)
+	called chan int
+}
+
+func newModel(answer func(ctx context.Context, n int, req planner.Request) (string, error)) *model {
+	return &model{answer: answer, called: make(chan int, 1000)}
+}
+
+func (m *model) Complete(ctx context.Context, req planner.Request) (planner.Response, error) {
+	m.mu.Lock()
+	m.calls = append(m.calls, req)
+	n := len(m.calls)
+	m.mu.Unlock()
+	m.called <- n
+	raw, err := m.answer(ctx, n, req)
+	if err != nil {
+		return planner.Response{}, err
+	}
+	return planner.Response{Content: raw, Attempts: 1}, nil
+}
+
+func (m *model) requests() []planner.Request {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return append([]planner.Request(nil), m.calls...)
+}
+
+// stateOf returns the final (state) message of a request.
+func stateOf(req planner.Request) string {
+	return req.Messages[len(req.Messages)-1].Content
+}
+
+// sender records sends.
+type sender struct {
+	mu   sync.Mutex
+	sent []actions.Outgoing
+	ch   chan actions.Outgoing
+}
+
+func newSender() *sender { return &sender{ch: make(chan actions.Outgoing, 1000)} }
+
+func (s *sender) Send(_ context.Context, out actions.Outgoing) (string, error) {
+	s.mu.Lock()
+	s.sent = append(s.sent, out)
+	n := len(s.sent)
+	s.mu.Unlock()
+	s.ch <- out
+	return fmt.Sprintf("sent-%d", n), nil
+}
+
+type harness struct {
+	t      *testing.T
+	store  *sqlite.Store
+	sched  *scheduler.Scheduler
+	model  *model
+	sender *sender
+	ticks  chan state.Tick
+	n      int
+}
+
+func newHarness(t *testing.T, cfg scheduler.Config, m *model) *harness {
+	t.Helper()
+	ctx := context.Background()
+	log := zaptest.NewLogger(t)
+	st, err := sqlite.Open(ctx, t.TempDir()+"/airi.db", log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = st.Close() })
+	src, err := prompts.Load("", log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := &harness{t: t, store: st, model: m, sender: newSender(), ticks: make(chan state.Tick, 1000)}
+	reg, err := actions.NewBuiltinRegistry(actions.NewHandlers(actions.HandlerDeps{Store: st, Sender: h.sender, BotName: "Bot"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.ContinueDelay == 0 {
+		cfg.ContinueDelay = -1
+	}
+	if cfg.TickInterval == 0 {
+		cfg.TickInterval = -1
+	}
+	cfg.BotName = "Bot"
+	h.sched, err = scheduler.New(cfg, scheduler.Deps{
+		Store: st, Prompter: planner.NewBuilder(src, reg, planner.BuilderOptions{}), Model: m,
+		Parser: planner.NewParser(reg), Dispatcher: reg, Logger: log,
+		OnTick: func(tk state.Tick) { h.ticks <- tk },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+func (h *harness) start() {
+	h.t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	if err := h.sched.Start(ctx); err != nil {
+		h.t.Fatal(err)
+	}
+	h.t.Cleanup(func() {
+		cancel()
+		cctx, done := context.WithTimeout(context.Background(), waitFor)
+		defer done()
+		if err := h.sched.Close(cctx); err != nil {
+			h.t.Error(err)
+		}
+	})
+}
+
+// say delivers a user message to channel "c1".
+func (h *harness) say(text string) {
+	h.t.Helper()
+	h.n++
+	ch := state.Channel{ID: "c1", Platform: "console", Title: "test"}
+	msg := state.Message{ChannelID: "c1", PlatformID: fmt.Sprintf("m%d", h.n), SenderName: "ann", Content: text, Time: time.Now().UTC()}
+	if err := h.sched.Deliver(context.Background(), ch, msg); err != nil {
+		h.t.Fatal(err)
+	}
+}
+
+func (h *harness) waitSent(n int) []actions.Outgoing {
+	h.t.Helper()
+	deadline := time.After(waitFor)
+	for {
+		h.sender.mu.Lock()
+		got := len(h.sender.sent)
+		sent := append([]actions.Outgoing(nil), h.sender.sent...)
+		h.sender.mu.Unlock()
+		if got >= n {
+			return sent
+		}
+		select {
+		case <-h.sender.ch:
+		case <-deadline:
+			h.t.Fatalf("waited for %d sends, got %d", n, got)
+		}
+	}
+}
+
+func (h *harness) waitIdle() {
+	h.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), waitFor)
+	defer cancel()
+	if err := h.sched.WaitIdle(ctx); err != nil {
+		h.t.Fatalf("never idle: %v", err)
+	}
+}
+
+// echo replies to the newest incoming message, then continues.
+func echo(_ context.Context, _ int, req planner.Request) (string, error) {
+	st := stateOf(req)
+	i := strings.LastIndex(st, "ping")
+	if i < 0 {
+		return `{"action":"continue"}`, nil
+	}
+	word := st[i : i+len("ping")+1]
+	return fmt.Sprintf(`{"action":"send_message","channelId":"c1","content":"pong %s"}`, word[len(word)-1:]), nil
+}
+
+func lastAction(raw string) string {
+	var a struct {
+		Action string `json:"action"`
+	}
+	_ = json.Unmarshal([]byte(raw), &a)
+	return a.Action
+}
+
+func TestBurstIsReadTogether(t *testing.T) {
+	var once sync.Once
+	m := newModel(func(ctx context.Context, n int, req planner.Request) (string, error) {
+		sent := false
+		once.Do(func() { sent = true })
+		if sent {
+			return `{"action":"send_message","channelId":"c1","content":"hello both"}`, nil
+		}
+		return `{"action":"continue"}`, nil
+	})
+	h := newHarness(t, scheduler.Config{Debounce: 100 * time.Millisecond}, m)
+	h.start()
+	h.say("first ping1")
+	h.say("second ping2")
+	h.say("third ping3")
+	h.waitSent(1)
+	h.waitIdle()
+	reqs := m.requests()
+	first := stateOf(reqs[0])
+	for _, s := range []string{"first ping1", "second ping2", "third ping3"} {
+		if !strings.Contains(first, s) {
+			t.Errorf("first request does not show %q:\n%s", s, first)
+		}
+	}
+	if len(reqs) != 2 {
+		t.Errorf("model called %d times, want 2 (send, then continue)", len(reqs))
+	}
+}
+
+func TestSendAbortedByNewUnreadThenAnswered(t *testing.T) {
+	h := (*harness)(nil)
+	m := newModel(func(ctx context.Context, n int, req planner.Request) (string, error) {
+		if n == 1 {
+			// A message arrives while the model decides.
+			h.say("late ping9")
+		}
+		if n <= 2 {
+			return `{"action":"send_message","channelId":"c1","content":"reply"}`, nil
+		}
+		return `{"action":"continue"}`, nil
+	})
+	h = newHarness(t, scheduler.Config{Interrupt: false}, m)
+	h.say("early ping1")
+	rep := h.sched.Wake(context.Background(), "c1", "message")
+	if rep.Iterations < 2 {
+		t.Fatalf("wake ran %d iterations: %+v", rep.Iterations, rep)
+	}
+	reqs := m.requests()
+	if !strings.Contains(stateOf(reqs[1]), "late ping9") {
+		t.Errorf("second request does not show the late message:\n%s", stateOf(reqs[1]))
+	}
+	var first state.Tick
+	select {
+	case first = <-h.ticks:
+	default:
+		t.Fatal("no tick recorded")
+	}
+	if !strings.Contains(first.Result, "not sent") {
+		t.Errorf("first send was not aborted: %q", first.Result)
+	}
+	if len(h.sender.sent) != 1 {
+		t.Errorf("sent %d messages, want 1 (the abort is once per wake)", len(h.sender.sent))
+	}
+}
+
+func TestInterruptReplansWithNewMessage(t *testing.T) {
+	release := make(chan struct{})
+	h := (*harness)(nil)
+	m := newModel(func(ctx context.Context, n int, req planner.Request) (string, error) {
+		switch n {
+		case 1:
+			h.say("second ping2")
+			<-ctx.Done() // the new message cancels this call
+			close(release)
+			return "", ctx.Err()
+		case 2:
+			return `{"action":"send_message","channelId":"c1","content":"both seen"}`, nil
+		}
+		return `{"action":"continue"}`, nil
+	})
+	h = newHarness(t, scheduler.Config{Interrupt: true}, m)
+	h.say("first ping1")
+	rep := h.sched.Wake(context.Background(), "c1", "message")
+	select {
+	case <-release:
+	default:
+		t.Fatal("the in-flight call was not cancelled")
+	}
+	reqs := m.requests()
+	if len(reqs) < 2 {
+		t.Fatalf("no re-plan: %d calls, report %+v", len(reqs), rep)
+	}
+	second := stateOf(reqs[1])
+	if !strings.Contains(second, "first ping1") || !strings.Contains(second, "second ping2") {
+		t.Errorf("re-planned request does not deliver both messages:\n%s", second)
+	}
+	if len(h.sender.sent) != 1 {
+		t.Errorf("sent %d, want 1", len(h.sender.sent))
+	}
+}
+
+func TestCapRearmsUnansweredWake(t *testing.T) {
+	m := newModel(func(ctx context.Context, n int, req planner.Request) (string, error) {
+		if n <= 2 {
+			return `{"action":"list_channels"}`, nil
+		}
+		if n == 3 {
+			return `{"action":"send_message","channelId":"c1","content":"finally"}`, nil
+		}
+		return `{"action":"continue"}`, nil
+	})
+	h := newHarness(t, scheduler.Config{MaxIterations: 2, Debounce: 10 * time.Millisecond}, m)
+	h.start()
+	h.say("hello ping1")
+	h.waitSent(1)
+	h.waitIdle()
+	var triggers []string
+	for len(h.ticks) > 0 {
+		triggers = append(triggers, (<-h.ticks).Trigger)
+	}
+	if len(triggers) < 3 || triggers[2] != "rearm" {
+		t.Errorf("triggers = %v, want the third tick to come from a re-arm", triggers)
+	}
+}
+
+func TestSleepWokenEarlyByMessage(t *testing.T) {
+	m := newModel(func(ctx context.Context, n int, req planner.Request) (string, error) {
+		if n == 1 {
+			return `{"action":"sleep","duration":600000}`, nil
+		}
+		if strings.Contains(stateOf(req), "wake ping2") && !strings.Contains(stateOf(req), "sent to") {
+			return `{"action":"send_message","channelId":"c1","content":"awake"}`, nil
+		}
+		return `{"action":"continue"}`, nil
+	})
+	h := newHarness(t, scheduler.Config{Debounce: 10 * time.Millisecond}, m)
+	h.start()
+	h.say("sleepy ping1")
+	// The sleep is recorded before the next message arrives.
+	for tk := range h.ticks {
+		if lastAction(string(tk.Action)) == "sleep" {
+			break
+		}
+	}
+	h.say("wake ping2")
+	sent := h.waitSent(1)
+	if sent[0].Content != "awake" {
+		t.Errorf("sent %q", sent[0].Content)
+	}
+}
+
+func TestPeriodicTickSkipsIdleChannels(t *testing.T) {
+	m := newModel(echo)
+	h := newHarness(t, scheduler.Config{}, m)
+	// A channel with nothing unread costs no model call.
+	if err := h.store.UpsertChannel(context.Background(), state.Channel{ID: "c1", Platform: "console"}); err != nil {
+		t.Fatal(err)
+	}
+	rep := h.sched.Wake(context.Background(), "c1", "periodic")
+	if !rep.Skipped || len(m.requests()) != 0 {
+		t.Fatalf("periodic wake of an idle channel: %+v, %d calls", rep, len(m.requests()))
+	}
+	h.say("hello ping1")
+	rep = h.sched.Wake(context.Background(), "c1", "periodic")
+	if rep.Skipped || len(m.requests()) == 0 {
+		t.Fatalf("periodic wake with unread did nothing: %+v", rep)
+	}
+}
+
+func TestParseErrorIsShownNextTick(t *testing.T) {
+	m := newModel(func(ctx context.Context, n int, req planner.Request) (string, error) {
+		if n == 1 {
+			return "I think I will say hi.", nil
+		}
+		return `{"action":"continue"}`, nil
+	})
+	h := newHarness(t, scheduler.Config{}, m)
+	h.say("hi")
+	rep := h.sched.Wake(context.Background(), "c1", "message")
+	if rep.Iterations != 2 {
+		t.Fatalf("iterations = %d, want 2", rep.Iterations)
+	}
+	second := stateOf(m.requests()[1])
+	if !strings.Contains(second, "not a valid action") {
+		t.Errorf("the parse error is not shown to the model:\n%s", second)
+	}
+}
+
+func TestPermanentModelErrorIsFatal(t *testing.T) {
+	m := newModel(func(ctx context.Context, n int, req planner.Request) (string, error) {
+		return "", fmt.Errorf("status 401: %w", planner.ErrPermanent)
+	})
+	var fatal error
+	h := newHarness(t, scheduler.Config{}, m)
+	h.say("hi")
+	rep := h.sched.Wake(context.Background(), "c1", "message")
+	if !rep.Fatal || !rep.ModelFailed {
+		t.Fatalf("report = %+v", rep)
+	}
+	_ = fatal
+	n, err := h.store.UnreadCounts(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n["c1"] != 1 {
+		t.Errorf("a message the model never saw was marked read: unread = %v", n)
+	}
+}
+
+func TestShutdownCancelsInflightTick(t *testing.T) {
+	started := make(chan struct{})
+	m := newModel(func(ctx context.Context, n int, req planner.Request) (string, error) {
+		close(started)
+		<-ctx.Done()
+		return "", ctx.Err()
+	})
+	h := newHarness(t, scheduler.Config{Debounce: time.Millisecond}, m)
+	ctx, cancel := context.WithCancel(context.Background())
+	if err := h.sched.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	h.say("hello")
+	<-started
+	cancel()
+	cctx, done := context.WithTimeout(context.Background(), waitFor)
+	defer done()
+	if err := h.sched.Close(cctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.sched.Deliver(context.Background(), state.Channel{ID: "c1", Platform: "console"},
+		state.Message{ChannelID: "c1", PlatformID: "late", SenderName: "ann", Content: "x", Time: time.Now()}); err == nil {
+		t.Error("deliver after close was accepted")
+	}
+}
+
+func TestRestartResumesUnread(t *testing.T) {
+	m := newModel(echo)
+	h := newHarness(t, scheduler.Config{Debounce: time.Millisecond}, m)
+	// Stored before the scheduler runs, as after a crash.
+	h.say("left over ping7")
+	h.start()
+	sent := h.waitSent(1)
+	if sent[0].Content != "pong 7" {
+		t.Errorf("sent %q", sent[0].Content)
+	}
+	h.waitIdle()
+}
+
+func TestDeliverRejectsBadInput(t *testing.T) {
+	h := newHarness(t, scheduler.Config{}, newModel(echo))
+	err := h.sched.Deliver(context.Background(), state.Channel{ID: "c1", Platform: "console"}, state.Message{Content: "x"})
+	if err == nil || !strings.Contains(err.Error(), "zero time") {
+		t.Errorf("err = %v", err)
+	}
+	if errors.Is(err, context.Canceled) {
+		t.Error("wrong error kind")
+	}
+}

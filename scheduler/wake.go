@@ -1,0 +1,341 @@
+package scheduler
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/airi-go/airi/actions"
+	"github.com/airi-go/airi/planner"
+	"github.com/airi-go/airi/state"
+)
+
+// WakeReport says what one wake did.
+type WakeReport struct {
+	Trigger Trigger
+	// Skipped is set when the wake found nothing to do (no model call).
+	Skipped    bool
+	Iterations int
+	// Capped: the wake ended on its iteration cap while the model still asked for more.
+	Capped bool
+	// Unanswered: messages delivered in this wake got no send and no continue.
+	Unanswered  bool
+	Sleep       time.Duration
+	ModelFailed bool
+	Fatal       bool
+}
+
+type wakeState struct {
+	id          int64
+	trigger     Trigger
+	aborted     bool
+	interrupted bool
+}
+
+type tickOutcome struct {
+	delivered   int
+	res         actions.Result
+	interrupted bool
+	modelErr    error
+}
+
+// Wake runs one wake of a channel now, in the caller's goroutine, with the
+// given trigger ("message", "periodic", "sleep", ...). Tests and replay
+// drive the loop with it; it never overlaps another wake of the channel.
+func (s *Scheduler) Wake(ctx context.Context, channelID string, trigger string) WakeReport {
+	return s.loopFor(channelID).wake(ctx, Trigger(trigger))
+}
+
+func (l *loop) wake(ctx context.Context, trig Trigger) WakeReport {
+	l.wakeMu.Lock()
+	defer l.wakeMu.Unlock()
+	s := l.s
+	rep := WakeReport{Trigger: trig}
+	switch trig {
+	case triggerMessage, triggerPeriodic, triggerRestart, triggerUnread, triggerRetry:
+		counts, err := s.deps.Store.UnreadCounts(ctx)
+		if err != nil {
+			s.log.Warn("count unread before wake", zap.String("channel", l.id), zap.Error(err))
+			rep.ModelFailed = true
+			return rep
+		}
+		if counts[l.id] == 0 {
+			rep.Skipped = true
+			return rep
+		}
+	}
+	w := &wakeState{id: s.nextWake(), trigger: trig}
+	unanswered := false
+	for rep.Iterations < s.cfg.MaxIterations {
+		if rep.Iterations > 0 && s.cfg.ContinueDelay > 0 {
+			t := time.NewTimer(s.cfg.ContinueDelay)
+			select {
+			case <-ctx.Done():
+				t.Stop()
+				return rep
+			case <-t.C:
+			}
+		}
+		out := l.tick(ctx, w)
+		rep.Iterations++
+		if ctx.Err() != nil {
+			return rep
+		}
+		if out.interrupted {
+			continue
+		}
+		if out.modelErr != nil {
+			rep.ModelFailed = true
+			rep.Fatal = errors.Is(out.modelErr, planner.ErrPermanent)
+			if rep.Fatal && s.deps.OnFatal != nil {
+				s.deps.OnFatal(out.modelErr)
+			}
+			break
+		}
+		if out.delivered > 0 {
+			unanswered = true
+		}
+		if out.res.Answered {
+			unanswered = false
+		}
+		if out.res.Aborted {
+			w.aborted = true
+		}
+		if out.res.Sleep > 0 {
+			rep.Sleep = out.res.Sleep
+			break
+		}
+		if !out.res.Next {
+			break
+		}
+		if rep.Iterations >= s.cfg.MaxIterations {
+			rep.Capped = true
+		}
+	}
+	rep.Unanswered = unanswered
+	return rep
+}
+
+// tick runs one model call and the action it produced.
+func (l *loop) tick(ctx context.Context, w *wakeState) tickOutcome {
+	s := l.s
+	now := s.cfg.Now()
+	rec := state.Tick{ChannelID: l.id, Wake: w.id, Trigger: string(w.trigger), Now: now}
+	fail := func(what string, err error) tickOutcome {
+		err = fmt.Errorf("%s: %w", what, err)
+		rec.ModelError = err.Error()
+		s.log.Error("tick failed", zap.String("channel", l.id), zap.Error(err))
+		s.record(ctx, rec)
+		return tickOutcome{modelErr: err}
+	}
+
+	// Messages that arrived before the request is built are part of it.
+	select {
+	case <-l.arrived:
+	default:
+	}
+	in, shown, err := s.input(ctx, l.id, w, now)
+	if err != nil {
+		return fail("gather tick input", err)
+	}
+	watermark, err := s.deps.Store.LastMessageID(ctx, l.id)
+	if err != nil {
+		return fail("read watermark", err)
+	}
+	prompt, err := s.deps.Prompter.Build(ctx, in)
+	if err != nil {
+		return fail("build prompt", err)
+	}
+	rec.Request = prompt.Messages
+	req := planner.Request{ChannelID: l.id, Messages: prompt.Messages}
+	if s.cfg.SendUser {
+		req.User = "airi:" + l.id
+	}
+
+	resp, interrupted, err := s.complete(ctx, l, w, req)
+	rec.Raw, rec.Reasoning, rec.Usage = resp.Content, resp.Reasoning, resp.Usage
+	rec.LatencyMS = resp.Latency.Milliseconds()
+	if interrupted {
+		w.interrupted = true
+		rec.ModelError = "interrupted: a new message arrived; planning again with it"
+		s.record(ctx, rec)
+		return tickOutcome{interrupted: true}
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			return tickOutcome{modelErr: err}
+		}
+		return fail("model call", err)
+	}
+
+	// Delivered means read: the model has now seen these messages.
+	if len(shown) > 0 {
+		ids := make([]int64, len(shown))
+		for i, m := range shown {
+			ids[i] = m.ID
+		}
+		if err := s.deps.Store.MarkRead(ctx, ids); err != nil {
+			return fail("mark delivered messages read", err)
+		}
+	}
+	out := tickOutcome{delivered: len(shown)}
+
+	actRec := state.ActionRecord{ChannelID: l.id, Wake: w.id, Time: now}
+	parsed, perr := s.deps.Parser.Parse(resp.Content)
+	if perr != nil {
+		rec.ParseError = perr.Error()
+		out.res = actions.Result{Next: true, Text: "your answer was not a valid action: " + perr.Error()}
+		actRec.Name = "invalid"
+	} else {
+		rec.Notes = parsed.Notes
+		raw, err := json.Marshal(parsed.Action)
+		if err != nil {
+			return fail("encode action", err)
+		}
+		rec.Action, actRec.Action = raw, raw
+		actRec.Name, actRec.Reasoning = parsed.Action.Name, parsed.Reasoning
+		out.res = s.deps.Dispatcher.Dispatch(ctx, actions.Call{
+			Channel: l.id, Action: parsed.Action, Watermark: watermark, MayAbort: !w.aborted,
+		})
+		out.delivered += out.res.Delivered
+	}
+	rec.Result, rec.OK = out.res.Text, out.res.OK
+	actRec.Result, actRec.OK = out.res.Text, out.res.OK
+	if len(out.res.Effects) > 0 {
+		if eff, err := json.Marshal(out.res.Effects); err == nil {
+			rec.Effects = eff
+		}
+	}
+	// What happened is recorded even when shutdown cancelled the tick.
+	bg := context.WithoutCancel(ctx)
+	if actRec.Name != actions.NameBreak {
+		if _, err := s.deps.Store.AppendAction(bg, actRec); err != nil {
+			s.log.Error("record action", zap.String("channel", l.id), zap.Error(err))
+		}
+		if err := s.deps.Store.TrimActions(bg, l.id, s.cfg.ActionKeep, s.cfg.ActionOver); err != nil {
+			s.log.Error("trim action history", zap.String("channel", l.id), zap.Error(err))
+		}
+	}
+	s.record(bg, rec)
+	return out
+}
+
+// complete calls the model under the concurrency limit. A message arriving
+// for the channel cancels the call once per wake (when interrupts are on).
+func (s *Scheduler) complete(ctx context.Context, l *loop, w *wakeState, req planner.Request) (planner.Response, bool, error) {
+	select {
+	case s.sem <- struct{}{}:
+	case <-ctx.Done():
+		return planner.Response{}, false, ctx.Err()
+	}
+	defer func() { <-s.sem }()
+	if s.deps.Typing != nil {
+		s.deps.Typing(ctx, l.id)
+	}
+	callCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		interrupted bool
+		wg          sync.WaitGroup
+		stop        = make(chan struct{})
+	)
+	if s.cfg.Interrupt && !w.interrupted {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			select {
+			case <-l.arrived:
+				interrupted = true
+				cancel()
+			case <-stop:
+			}
+		}()
+	}
+	resp, err := s.deps.Model.Complete(callCtx, req)
+	close(stop)
+	wg.Wait()
+	if interrupted && ctx.Err() == nil && err != nil {
+		return resp, true, nil
+	}
+	return resp, false, err
+}
+
+func (s *Scheduler) record(ctx context.Context, rec state.Tick) {
+	if _, err := s.deps.Store.AddTick(ctx, rec); err != nil {
+		s.log.Error("record tick", zap.String("channel", rec.ChannelID), zap.Error(err))
+	}
+	if s.deps.OnTick != nil {
+		s.deps.OnTick(rec)
+	}
+}
+
+// input gathers what the prompt of one tick shows.
+func (s *Scheduler) input(ctx context.Context, id string, w *wakeState, now time.Time) (planner.Input, []state.Message, error) {
+	st := s.deps.Store
+	ch, err := st.Channel(ctx, id)
+	if err != nil {
+		return planner.Input{}, nil, fmt.Errorf("look up channel %q: %w", id, err)
+	}
+	unread, err := st.Unread(ctx, id, s.cfg.DisplayCap)
+	if err != nil {
+		return planner.Input{}, nil, fmt.Errorf("read unread: %w", err)
+	}
+	shown := unread
+	chars := 0
+	for i, m := range unread {
+		chars += len([]rune(m.Content))
+		if i > 0 && chars > s.cfg.DisplayChars {
+			shown = unread[:i]
+			break
+		}
+	}
+	counts, err := st.UnreadCounts(ctx)
+	if err != nil {
+		return planner.Input{}, nil, fmt.Errorf("count unread: %w", err)
+	}
+	history, total, err := st.History(ctx, id, s.cfg.HistoryLimit)
+	if err != nil {
+		return planner.Input{}, nil, fmt.Errorf("read history: %w", err)
+	}
+	acts, err := st.Actions(ctx, id, s.cfg.ActionsShown)
+	if err != nil {
+		return planner.Input{}, nil, fmt.Errorf("read action history: %w", err)
+	}
+	chans, err := st.Channels(ctx)
+	if err != nil {
+		return planner.Input{}, nil, fmt.Errorf("list channels: %w", err)
+	}
+	platform := ch.Platform
+	if s.deps.Platform != nil {
+		platform = s.deps.Platform(ch)
+	}
+	unreadOthers := map[string]int{}
+	for cid, n := range counts {
+		if cid == id {
+			n -= len(shown)
+		}
+		if n > 0 && s.allowed(cid) {
+			unreadOthers[cid] = n
+		}
+	}
+	return planner.Input{
+		Platform:     platform,
+		BotName:      s.cfg.BotName,
+		Language:     s.cfg.Language,
+		Channel:      ch,
+		History:      history,
+		HistoryTotal: total,
+		Incoming:     shown,
+		Remaining:    counts[id] - len(shown),
+		Actions:      acts,
+		Wake:         w.id,
+		Unread:       unreadOthers,
+		Channels:     chans,
+		Now:          now,
+	}, shown, nil
+}
