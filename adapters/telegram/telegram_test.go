@@ -1,0 +1,656 @@
+package telegram
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+	"go.uber.org/zap/zaptest"
+
+	"github.com/airi-go/airi/actions"
+	"github.com/airi-go/airi/adapters/telegram/telegramtest"
+	"github.com/airi-go/airi/state"
+)
+
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m)
+}
+
+// memInbox is a store in miniature: it keeps messages deduplicated by
+// channel and platform id, as the runtime's store does.
+type memInbox struct {
+	mu       sync.Mutex
+	changed  chan struct{}
+	seen     map[string]bool
+	msgs     []state.Message
+	channels map[string]state.Channel
+	dups     int
+	// fail, when set, is asked before storing; a non-nil error refuses
+	// the delivery.
+	fail func(ctx context.Context, msg state.Message) error
+}
+
+func newInbox() *memInbox {
+	return &memInbox{changed: make(chan struct{}), seen: map[string]bool{}, channels: map[string]state.Channel{}}
+}
+
+func (in *memInbox) Deliver(ctx context.Context, ch state.Channel, msg state.Message) error {
+	if in.fail != nil {
+		if err := in.fail(ctx, msg); err != nil {
+			return err
+		}
+	}
+	if err := ch.Validate(); err != nil {
+		return err
+	}
+	if err := msg.Validate(); err != nil {
+		return err
+	}
+	if msg.ChannelID != ch.ID {
+		return fmt.Errorf("message of channel %q delivered with channel %q", msg.ChannelID, ch.ID)
+	}
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	key := msg.ChannelID + "/" + msg.PlatformID
+	in.channels[ch.ID] = ch
+	if in.seen[key] {
+		in.dups++
+		return nil
+	}
+	in.seen[key] = true
+	in.msgs = append(in.msgs, msg)
+	close(in.changed)
+	in.changed = make(chan struct{})
+	return nil
+}
+
+// wait blocks until n messages are stored.
+func (in *memInbox) wait(t *testing.T, n int) []state.Message {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	for {
+		in.mu.Lock()
+		if len(in.msgs) >= n {
+			out := append([]state.Message(nil), in.msgs...)
+			in.mu.Unlock()
+			return out
+		}
+		ch := in.changed
+		in.mu.Unlock()
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			t.Fatalf("waiting for %d delivered messages: %d arrived", n, len(in.messages()))
+		}
+	}
+}
+
+func (in *memInbox) messages() []state.Message {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	return append([]state.Message(nil), in.msgs...)
+}
+
+func (in *memInbox) channel(id string) state.Channel {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	return in.channels[id]
+}
+
+type memCursors struct {
+	mu sync.Mutex
+	m  map[string]string
+}
+
+func (c *memCursors) Cursor(_ context.Context, key string) (string, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.m[key], nil
+}
+
+func (c *memCursors) SetCursor(_ context.Context, key, value string) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil {
+		c.m = map[string]string{}
+	}
+	c.m[key] = value
+	return nil
+}
+
+var (
+	ann = telegramtest.User{ID: 501, FirstName: "Ann", LastName: "Lee", Username: "ann"}
+	bob = telegramtest.User{ID: 502, FirstName: "Bob", Username: "bobby"}
+	sg  = telegramtest.Chat{ID: -1001234567890, Type: telegramtest.Supergroup, Title: "Night Owls"}
+	grp = telegramtest.Chat{ID: -4242, Type: telegramtest.Group, Title: "Small Group"}
+)
+
+func startServer(t *testing.T) *telegramtest.Server {
+	t.Helper()
+	srv := telegramtest.Start(telegramtest.Options{})
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func newAdapter(t *testing.T, srv *telegramtest.Server, cursors Cursors) *Adapter {
+	t.Helper()
+	a, err := New(Config{Token: srv.Token(), APIBaseURL: srv.URL(), PollTimeout: time.Second, HTTPTimeout: 5 * time.Second},
+		cursors, zaptest.NewLogger(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+// run starts a.Run and returns a stop function that cancels it and
+// checks that it returned nil.
+func run(t *testing.T, a *Adapter, inbox Inbox) (stop func()) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- a.Run(ctx, inbox) }()
+	select {
+	case <-a.Ready():
+	case err := <-done:
+		cancel()
+		t.Fatalf("Run ended before ready: %v", err)
+	case <-time.After(10 * time.Second):
+		cancel()
+		t.Fatal("adapter not ready")
+	}
+	var once sync.Once
+	stop = func() {
+		once.Do(func() {
+			cancel()
+			if err := <-done; err != nil {
+				t.Errorf("Run returned %v after cancellation, want nil", err)
+			}
+		})
+	}
+	t.Cleanup(stop)
+	return stop
+}
+
+func ctxT(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+func TestReceiveAndReplyPrivate(t *testing.T) {
+	srv := startServer(t)
+	a := newAdapter(t, srv, nil)
+	inbox := newInbox()
+	run(t, a, inbox)
+
+	posted := srv.Post(telegramtest.Incoming{From: ann, Text: "hello there"})
+	got := inbox.wait(t, 1)[0]
+	want := state.Message{
+		ChannelID: "501", PlatformID: "1", SenderID: "501", SenderName: "Ann Lee",
+		Content: "hello there", Time: time.Unix(posted.Date, 0).UTC(),
+	}
+	if got != want {
+		t.Fatalf("delivered\n%+v\nwant\n%+v", got, want)
+	}
+	ch := inbox.channel("501")
+	if ch.Platform != "telegram" || ch.NativeID != "501" || ch.Group || ch.Title != "Ann Lee" {
+		t.Fatalf("channel = %+v", ch)
+	}
+	if id, name := a.Me(); id != srv.Bot().ID || name != "airi_test_bot" {
+		t.Fatalf("Me() = %d %q", id, name)
+	}
+
+	id, err := a.Send(ctxT(t), actions.Outgoing{ChannelID: "501", Content: "hi **Ann**", ReplyTo: "1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sent := srv.Sent()
+	if len(sent) != 1 || id != strconv.Itoa(sent[0].MessageID) || id != "2" {
+		t.Fatalf("send returned %q, server has %+v", id, sent)
+	}
+	if s := sent[0]; s.ChatID != 501 || s.ReplyTo != 1 || s.Text != "hi Ann" || s.Raw != "hi <b>Ann</b>" || s.ParseMode != "HTML" {
+		t.Fatalf("sent %+v", s)
+	}
+}
+
+func TestReceiveAndReplySupergroup(t *testing.T) {
+	srv := startServer(t)
+	a := newAdapter(t, srv, nil)
+	inbox := newInbox()
+	run(t, a, inbox)
+
+	srv.Post(telegramtest.Incoming{Chat: sg, From: ann, Text: "anyone awake?"})
+	srv.Post(telegramtest.Incoming{Chat: sg, From: bob, Text: "me", ReplyTo: 1})
+	msgs := inbox.wait(t, 2)
+	if msgs[0].ChannelID != "-1001234567890" || msgs[1].ReplyTo != "1" || msgs[1].SenderName != "Bob" || msgs[1].PlatformID != "2" {
+		t.Fatalf("delivered %+v", msgs)
+	}
+	ch := inbox.channel("-1001234567890")
+	if !ch.Group || ch.Title != "Night Owls" || strings.Join(ch.Members, ",") != "Ann Lee,Bob" {
+		t.Fatalf("channel = %+v", ch)
+	}
+	if _, err := a.Send(ctxT(t), actions.Outgoing{ChannelID: "-1001234567890", Content: "I am, `always`"}); err != nil {
+		t.Fatal(err)
+	}
+	sent := srv.Sent()
+	if len(sent) != 1 || sent[0].ChatID != sg.ID || sent[0].Raw != "I am, <code>always</code>" {
+		t.Fatalf("sent %+v", sent)
+	}
+}
+
+func TestMentionDetection(t *testing.T) {
+	srv := startServer(t)
+	a := newAdapter(t, srv, nil)
+	inbox := newInbox()
+	run(t, a, inbox)
+
+	// A message of the bot to reply to.
+	srv.Post(telegramtest.Incoming{Chat: grp, From: ann, Text: "start"})
+	inbox.wait(t, 1)
+	botMsg, err := a.Send(ctxT(t), actions.Outgoing{ChannelID: "-4242", Content: "hello group"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	botMsgID, _ := strconv.Atoi(botMsg)
+
+	tests := []struct {
+		name string
+		in   telegramtest.Incoming
+		want bool
+	}{
+		{"plain text", telegramtest.Incoming{Text: "nice weather"}, false},
+		{"username entity", telegramtest.Incoming{Text: "hey @airi_test_bot how are you"}, true},
+		{"username other case", telegramtest.Incoming{Text: "@Airi_Test_Bot!"}, true},
+		{"other user", telegramtest.Incoming{Text: "@airi_test_bot_fan look"}, false},
+		{"reply to the bot", telegramtest.Incoming{Text: "thanks", ReplyTo: botMsgID}, true},
+		{"reply to a person", telegramtest.Incoming{Text: "right", ReplyTo: 1}, false},
+		{"bare command", telegramtest.Incoming{Text: "/help"}, true},
+		{"command for us", telegramtest.Incoming{Text: "/help@airi_test_bot"}, true},
+		{"command for another bot", telegramtest.Incoming{Text: "/help@other_bot"}, false},
+		{"caption mention", telegramtest.Incoming{Media: "photo", Caption: "look @airi_test_bot"}, true},
+		{"text mention", telegramtest.Incoming{Text: "Airi, hi", Entities: []telegramtest.Entity{
+			{Type: "text_mention", Offset: 0, Length: 4, User: &telegramtest.User{ID: srv.Bot().ID, IsBot: true, FirstName: "Airi"}}}}, true},
+		{"mention after emoji", telegramtest.Incoming{Text: "🙂 @airi_test_bot"}, true},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.in.Chat, tt.in.From = grp, bob
+			srv.Post(tt.in)
+			msgs := inbox.wait(t, i+2)
+			if got := msgs[i+1].Mentioned; got != tt.want {
+				t.Fatalf("Mentioned = %v, want %v (content %q)", got, tt.want, msgs[i+1].Content)
+			}
+		})
+	}
+}
+
+func TestPlaceholders(t *testing.T) {
+	srv := startServer(t)
+	a := newAdapter(t, srv, nil)
+	inbox := newInbox()
+	run(t, a, inbox)
+
+	tests := []struct {
+		in   telegramtest.Incoming
+		want string
+	}{
+		{telegramtest.Incoming{Media: "photo", Caption: "my cat"}, "[photo] my cat"},
+		{telegramtest.Incoming{Media: "photo"}, "[photo]"},
+		{telegramtest.Incoming{Media: "sticker", Emoji: "😀"}, "[sticker 😀]"},
+		{telegramtest.Incoming{Media: "voice"}, "[voice message 3s]"},
+		{telegramtest.Incoming{Media: "document", FileName: "notes.pdf", Caption: "read this"}, "[document notes.pdf] read this"},
+		{telegramtest.Incoming{Media: "video"}, "[video]"},
+		{telegramtest.Incoming{Media: "audio", FileName: "song.mp3"}, "[audio song.mp3]"},
+	}
+	for i, tt := range tests {
+		t.Run(tt.want, func(t *testing.T) {
+			tt.in.From = ann
+			srv.Post(tt.in)
+			if got := inbox.wait(t, i+1)[i].Content; got != tt.want {
+				t.Fatalf("content = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestEditsAreIgnored(t *testing.T) {
+	srv := startServer(t)
+	a := newAdapter(t, srv, nil)
+	inbox := newInbox()
+	run(t, a, inbox)
+
+	m := srv.Post(telegramtest.Incoming{From: ann, Text: "helo"})
+	if err := srv.Edit(m.Chat.ID, m.MessageID, "hello"); err != nil {
+		t.Fatal(err)
+	}
+	srv.Post(telegramtest.Incoming{From: ann, Text: "after"})
+	msgs := inbox.wait(t, 2)
+	// The edit (update 2) was confirmed along with the rest.
+	if err := srv.WaitConfirmed(ctxT(t), 3); err != nil {
+		t.Fatal(err)
+	}
+	if got := inbox.messages(); len(got) != 2 || msgs[0].Content != "helo" || msgs[1].Content != "after" {
+		t.Fatalf("delivered %+v", got)
+	}
+}
+
+func TestLongTextIsSplit(t *testing.T) {
+	srv := startServer(t)
+	a := newAdapter(t, srv, nil)
+	srv.Post(telegramtest.Incoming{Chat: sg, From: ann, Text: "x"})
+
+	var b strings.Builder
+	for i := 0; b.Len() < 10000; i++ {
+		fmt.Fprintf(&b, "Paragraph %d has **some bold words** & a <tag> in it. Then another sentence follows here.\n\n", i)
+	}
+	id, err := a.Send(ctxT(t), actions.Outgoing{ChannelID: strconv.FormatInt(sg.ID, 10), Content: b.String(), ReplyTo: "1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sent := srv.Sent()
+	if len(sent) < 3 {
+		t.Fatalf("sent %d parts, want at least 3", len(sent))
+	}
+	if id != strconv.Itoa(sent[0].MessageID) || sent[0].ReplyTo != 1 || sent[1].ReplyTo != 0 {
+		t.Fatalf("id %q, parts %+v", id, sent[:2])
+	}
+	var joined strings.Builder
+	for _, s := range sent {
+		if utf16Len(s.Text) > MaxMessageUTF16 {
+			t.Fatalf("part of %d UTF-16 units", utf16Len(s.Text))
+		}
+		if !strings.HasPrefix(s.Text, "Paragraph ") {
+			t.Fatalf("part does not start at a paragraph: %.40q", s.Text)
+		}
+		joined.WriteString(s.Text)
+	}
+	if want := parseMarkdown(b.String()).Plain(); joined.String() != want {
+		t.Fatal("the parts do not add up to the whole text")
+	}
+}
+
+func TestRateLimitThenSuccess(t *testing.T) {
+	srv := startServer(t)
+	a := newAdapter(t, srv, nil)
+	var waits []time.Duration
+	a.wait = func(ctx context.Context, d time.Duration) error {
+		waits = append(waits, d)
+		return nil
+	}
+	srv.Post(telegramtest.Incoming{From: ann, Text: "x"})
+	srv.RateLimit("sendMessage", 7)
+
+	id, err := a.Send(ctxT(t), actions.Outgoing{ChannelID: "501", Content: "after the flood"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(waits) != 1 || waits[0] != 7*time.Second {
+		t.Fatalf("waited %v, want [7s]", waits)
+	}
+	if sent := srv.Sent(); len(sent) != 1 || id != "2" || srv.Calls("sendMessage") != 2 {
+		t.Fatalf("sent %+v after %d calls, id %q", sent, srv.Calls("sendMessage"), id)
+	}
+}
+
+func TestRateLimitTooLongIsNotSent(t *testing.T) {
+	srv := startServer(t)
+	a := newAdapter(t, srv, nil)
+	a.wait = func(context.Context, time.Duration) error { t.Error("waited"); return nil }
+	srv.Post(telegramtest.Incoming{From: ann, Text: "x"})
+	srv.RateLimit("sendMessage", 3600)
+
+	_, err := a.Send(ctxT(t), actions.Outgoing{ChannelID: "501", Content: "hi"})
+	if err == nil || errors.Is(err, actions.ErrOutcomeUnknown) || !strings.Contains(err.Error(), "rate limited") {
+		t.Fatalf("err = %v, want a plain rate-limit failure", err)
+	}
+}
+
+func TestRejectedEntitiesFallBackToPlainText(t *testing.T) {
+	srv := startServer(t)
+	a := newAdapter(t, srv, nil)
+	srv.Post(telegramtest.Incoming{From: ann, Text: "x"})
+	srv.RejectEntities(1)
+
+	if _, err := a.Send(ctxT(t), actions.Outgoing{ChannelID: "501", Content: "**bold** and <angle> & co"}); err != nil {
+		t.Fatal(err)
+	}
+	sent := srv.Sent()
+	if len(sent) != 1 || sent[0].ParseMode != "" || sent[0].Text != "bold and <angle> & co" {
+		t.Fatalf("sent %+v", sent)
+	}
+}
+
+func TestSendOutcomeUnknownWhenConnectionDrops(t *testing.T) {
+	srv := startServer(t)
+	a := newAdapter(t, srv, nil)
+	srv.Post(telegramtest.Incoming{From: ann, Text: "x"})
+	srv.Fail("sendMessage", telegramtest.Fault{Drop: true})
+
+	_, err := a.Send(ctxT(t), actions.Outgoing{ChannelID: "501", Content: "did it arrive?"})
+	if !errors.Is(err, actions.ErrOutcomeUnknown) {
+		t.Fatalf("err = %v, want ErrOutcomeUnknown", err)
+	}
+	if strings.Contains(err.Error(), srv.Token()) {
+		t.Fatalf("error shows the token: %v", err)
+	}
+	if n := len(srv.Sent()); n != 1 || srv.Calls("sendMessage") != 1 {
+		t.Fatalf("server sent %d after %d calls; want exactly one, never retried", n, srv.Calls("sendMessage"))
+	}
+}
+
+func TestSendFailures(t *testing.T) {
+	srv := startServer(t)
+	a := newAdapter(t, srv, nil)
+	tests := []struct {
+		name, channel, want string
+	}{
+		{"unknown chat", "999", "chat not found"},
+		{"not an id", "general", "not a Telegram chat id"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := a.Send(ctxT(t), actions.Outgoing{ChannelID: tt.channel, Content: "hi"})
+			if err == nil || errors.Is(err, actions.ErrOutcomeUnknown) || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("err = %v, want a failed send mentioning %q", err, tt.want)
+			}
+		})
+	}
+	// A server that cannot be reached never got the message.
+	srv.Close()
+	_, err := a.Send(ctxT(t), actions.Outgoing{ChannelID: "501", Content: "hi"})
+	if err == nil || errors.Is(err, actions.ErrOutcomeUnknown) || strings.Contains(err.Error(), srv.Token()) {
+		t.Fatalf("err = %v, want a plain failure without the token", err)
+	}
+}
+
+func TestTyping(t *testing.T) {
+	srv := startServer(t)
+	a := newAdapter(t, srv, nil)
+	srv.Post(telegramtest.Incoming{Chat: sg, From: ann, Text: "x"})
+	if err := a.Typing(ctxT(t), "-1001234567890"); err != nil {
+		t.Fatal(err)
+	}
+	acts := srv.ChatActions()
+	if len(acts) != 1 || acts[0] != (telegramtest.ChatAction{ChatID: sg.ID, Action: "typing"}) {
+		t.Fatalf("chat actions %+v", acts)
+	}
+}
+
+// TestRestartBeforeConfirmation stops an adapter while it has delivered
+// part of a batch: the next instance gets the rest again, nothing is lost,
+// and what was stored twice is dropped by the store.
+func TestRestartBeforeConfirmation(t *testing.T) {
+	for _, keepCursor := range []bool{true, false} {
+		t.Run(fmt.Sprintf("cursor kept %v", keepCursor), func(t *testing.T) {
+			srv := startServer(t)
+			inbox := newInbox()
+			cursors := &memCursors{}
+			blocked := make(chan struct{})
+			inbox.fail = func(ctx context.Context, m state.Message) error {
+				if m.PlatformID == "2" {
+					close(blocked)
+					<-ctx.Done() // the process dies while storing message 2
+					return ctx.Err()
+				}
+				return nil
+			}
+			for _, text := range []string{"one", "two", "three"} {
+				srv.Post(telegramtest.Incoming{Chat: sg, From: ann, Text: text})
+			}
+			stop := run(t, newAdapter(t, srv, cursors), inbox)
+			<-blocked
+			stop()
+			if got := inbox.messages(); len(got) != 1 {
+				t.Fatalf("first instance stored %d messages, want 1", len(got))
+			}
+			if pending := srv.Pending(); len(pending) != 3 {
+				t.Fatalf("pending updates %v: the server must still hold the unconfirmed batch", pending)
+			}
+
+			inbox.fail = nil
+			second := cursors
+			if !keepCursor {
+				second = &memCursors{}
+			}
+			run(t, newAdapter(t, srv, second), inbox)
+			msgs := inbox.wait(t, 3)
+			if err := srv.WaitConfirmed(ctxT(t), 3); err != nil {
+				t.Fatal(err)
+			}
+			var texts []string
+			for _, m := range inbox.messages() {
+				texts = append(texts, m.Content)
+			}
+			if strings.Join(texts, ",") != "one,two,three" || len(msgs) != 3 {
+				t.Fatalf("stored %v", texts)
+			}
+			wantDups := 0
+			if !keepCursor {
+				wantDups = 1 // message 1 came again and was dropped by the store
+			}
+			if inbox.dups != wantDups {
+				t.Fatalf("%d duplicate deliveries, want %d", inbox.dups, wantDups)
+			}
+		})
+	}
+}
+
+func TestDeliveryFailureIsRetriedNotConfirmed(t *testing.T) {
+	srv := startServer(t)
+	a := newAdapter(t, srv, &memCursors{})
+	var mu sync.Mutex
+	failures := 0
+	confirmedWhileFailing := -1
+	a.wait = func(ctx context.Context, d time.Duration) error { return ctx.Err() }
+	inbox := newInbox()
+	inbox.fail = func(ctx context.Context, m state.Message) error {
+		mu.Lock()
+		defer mu.Unlock()
+		if failures < 2 {
+			failures++
+			confirmedWhileFailing = len(srv.Pending())
+			return errors.New("database is locked")
+		}
+		return nil
+	}
+	srv.Post(telegramtest.Incoming{From: ann, Text: "keep me"})
+	run(t, a, inbox)
+	msgs := inbox.wait(t, 1)
+	if msgs[0].Content != "keep me" || failures != 2 || confirmedWhileFailing != 1 {
+		t.Fatalf("delivered %+v after %d failures (pending while failing %d)", msgs, failures, confirmedWhileFailing)
+	}
+	if err := srv.WaitConfirmed(ctxT(t), 1); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestOffsetIsStored(t *testing.T) {
+	srv := startServer(t)
+	cursors := &memCursors{}
+	inbox := newInbox()
+	stop := run(t, newAdapter(t, srv, cursors), inbox)
+	srv.Post(telegramtest.Incoming{From: ann, Text: "a"})
+	srv.Post(telegramtest.Incoming{From: bob, Text: "b"})
+	inbox.wait(t, 2)
+	stop()
+	if got, _ := cursors.Cursor(context.Background(), "telegram:7000001:offset"); got != "3" {
+		t.Fatalf("stored offset %q, want 3", got)
+	}
+}
+
+func TestBadTokenFailsAtStart(t *testing.T) {
+	srv := startServer(t)
+	wrong := "987654321:ZZHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw9"
+	a, err := New(Config{Token: wrong, APIBaseURL: srv.URL()}, nil, zaptest.NewLogger(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = a.Run(ctxT(t), newInbox())
+	if !errors.Is(err, ErrUnauthorized) || !strings.Contains(err.Error(), "TELEGRAM_BOT_TOKEN was refused by the Bot API") {
+		t.Fatalf("err = %v, want the token refused", err)
+	}
+	if strings.Contains(err.Error(), wrong) || strings.Contains(err.Error(), "ZZHdq") {
+		t.Fatalf("error shows the token: %v", err)
+	}
+	select {
+	case <-a.Ready():
+		t.Fatal("ready with a refused token")
+	default:
+	}
+}
+
+func TestStartErrorsAreClear(t *testing.T) {
+	tests := []struct {
+		name string
+		cfg  Config
+		want string
+	}{
+		{"empty token", Config{}, "TELEGRAM_BOT_TOKEN is empty"},
+		{"malformed token", Config{Token: "12345:secretsecret"}, "does not look like a bot token"},
+		{"bad url", Config{Token: telegramtest.DefaultToken, APIBaseURL: "ftp://x"}, "not an http(s) URL"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := New(tt.cfg, nil, zaptest.NewLogger(t))
+			if err == nil || !strings.Contains(err.Error(), tt.want) || (tt.cfg.Token != "" && strings.Contains(err.Error(), tt.cfg.Token)) {
+				t.Fatalf("err = %v, want %q without the token", err, tt.want)
+			}
+		})
+	}
+	t.Run("unreachable server", func(t *testing.T) {
+		srv := telegramtest.Start(telegramtest.Options{})
+		url := srv.URL()
+		srv.Close()
+		a, err := New(Config{Token: telegramtest.DefaultToken, APIBaseURL: url}, nil, zaptest.NewLogger(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = a.Run(ctxT(t), newInbox())
+		if err == nil || !strings.Contains(err.Error(), "reach the Bot API") || strings.Contains(err.Error(), telegramtest.DefaultToken) {
+			t.Fatalf("err = %v, want a clear failure without the token", err)
+		}
+	})
+}
+
+func TestRunStopsWithoutLeaks(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	srv := telegramtest.Start(telegramtest.Options{})
+	defer srv.Close()
+	a := newAdapter(t, srv, nil)
+	inbox := newInbox()
+	stop := run(t, a, inbox)
+	srv.Post(telegramtest.Incoming{From: ann, Text: "hi"})
+	inbox.wait(t, 1)
+	// Stop while a long poll is waiting.
+	if err := srv.WaitCalls(ctxT(t), "getUpdates", 2); err != nil {
+		t.Fatal(err)
+	}
+	stop()
+}
