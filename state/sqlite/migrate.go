@@ -101,10 +101,10 @@ CREATE TABLE cursors (
 // SchemaVersion is the schema version this build creates and understands.
 func SchemaVersion() int { return len(migrations) }
 
-// migrate applies the pending migrations, each in its own transaction
-// together with the version bump, so a crash leaves the database at a
-// whole version.
-func (s *Store) migrate(ctx context.Context) error {
+// migrate applies the pending steps of migrations, each in its own
+// transaction together with the version bump, so a crash or a failing step
+// leaves the database at a whole version.
+func (s *Store) migrate(ctx context.Context, migrations []string) error {
 	var version int
 	if err := s.writer.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
 		return fmt.Errorf("read schema version: %w", err)

@@ -89,7 +89,7 @@ func Open(ctx context.Context, path string, logger *zap.Logger) (_ *Store, err e
 	s.writer.SetConnMaxLifetime(0)
 	s.writer.SetConnMaxIdleTime(0)
 
-	if err := s.migrate(ctx); err != nil {
+	if err := s.migrate(ctx, migrations); err != nil {
 		return nil, fmt.Errorf("open sqlite store %q: %w", path, err)
 	}
 

@@ -2,8 +2,12 @@ package sqlite_test
 
 import (
 	"context"
+	"database/sql"
+	"fmt"
 	"path/filepath"
+	"sync"
 	"testing"
+	"time"
 
 	"go.uber.org/zap/zaptest"
 
@@ -12,7 +16,7 @@ import (
 	"github.com/airi-go/airi/state/storetest"
 )
 
-func open(t *testing.T, path string) *sqlite.Store {
+func open(t testing.TB, path string) *sqlite.Store {
 	t.Helper()
 	s, err := sqlite.Open(context.Background(), path, zaptest.NewLogger(t))
 	if err != nil {
@@ -25,4 +29,244 @@ func TestStore(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) state.Store {
 		return open(t, filepath.Join(t.TempDir(), "airi.db"))
 	})
+}
+
+// TestRestart closes the store and opens the same file again: everything
+// written before is there, and reopening applies no migration twice.
+func TestRestart(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "data", "nested", "airi.db") // parents are created
+	s := open(t, path)
+	seeded := storetest.Seed(t, s)
+	if err := s.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	if err := s.Close(); err != nil {
+		t.Errorf("second Close: %v", err)
+	}
+	for i := range 2 {
+		s = open(t, path)
+		if i == 0 {
+			seeded.Check(t, s) // Check adds one message; the second round only reopens
+		}
+		if err := s.Close(); err != nil {
+			t.Fatalf("Close: %v", err)
+		}
+	}
+	db := rawDB(t, path)
+	var version int
+	if err := db.QueryRow("PRAGMA user_version").Scan(&version); err != nil {
+		t.Fatal(err)
+	}
+	if version != sqlite.SchemaVersion() {
+		t.Errorf("user_version after reopening = %d, want %d", version, sqlite.SchemaVersion())
+	}
+	var tables int
+	if err := db.QueryRow(`SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'messages'`).Scan(&tables); err != nil {
+		t.Fatal(err)
+	}
+	if tables != 1 {
+		t.Errorf("messages tables = %d, want 1", tables)
+	}
+}
+
+func rawDB(t *testing.T, path string) *sql.DB {
+	t.Helper()
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+func TestOpenSettings(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "airi.db")
+	s := open(t, path)
+	defer s.Close()
+	if s.Path() != path {
+		t.Errorf("Path() = %q, want %q", s.Path(), path)
+	}
+	var mode string
+	if err := rawDB(t, path).QueryRow("PRAGMA journal_mode").Scan(&mode); err != nil {
+		t.Fatal(err)
+	}
+	if mode != "wal" {
+		t.Errorf("journal_mode = %q, want wal", mode)
+	}
+}
+
+func TestOpenRejects(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	for _, path := range []string{"", " ", ":memory:", "file:x.db", filepath.Join(dir, "a.db?mode=ro")} {
+		if s, err := sqlite.Open(ctx, path, zaptest.NewLogger(t)); err == nil {
+			s.Close()
+			t.Errorf("Open(%q): no error", path)
+		}
+	}
+	// A parent that is a file cannot be created.
+	s := open(t, filepath.Join(dir, "f.db"))
+	s.Close()
+	if s, err := sqlite.Open(ctx, filepath.Join(dir, "f.db", "x.db"), zaptest.NewLogger(t)); err == nil {
+		s.Close()
+		t.Error("Open under a file: no error")
+	}
+}
+
+// TestTwoHandles writes through two stores on one file, as a second
+// process (an export, a replay) would: the busy timeout and immediate
+// transactions make them wait for each other instead of failing.
+func TestTwoHandles(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "airi.db")
+	a, b := open(t, path), open(t, path)
+	defer a.Close()
+	defer b.Close()
+	ctx := context.Background()
+	const n = 100
+	var wg sync.WaitGroup
+	errs := make(chan error, 2*n)
+	for _, s := range []*sqlite.Store{a, b} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range n {
+				m := state.Message{ChannelID: "c", PlatformID: fmt.Sprint(i), Content: "x", Time: time.Unix(int64(i+1), 0)}
+				if _, _, err := s.Ingest(ctx, m); err != nil {
+					errs <- err
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	u, err := a.Unread(ctx, "c", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(u) != n {
+		t.Errorf("unread = %d, want %d", len(u), n)
+	}
+}
+
+// TestConcurrentLoops runs what channel loops and adapters do at once:
+// adapters ingest (with redeliveries) while loops read, mark read and
+// record; under -race this checks the store's own synchronization, and at
+// the end every message has been read exactly once.
+func TestConcurrentLoops(t *testing.T) {
+	s := open(t, filepath.Join(t.TempDir(), "airi.db"))
+	defer s.Close()
+	ctx := context.Background()
+	const (
+		channels = 4
+		perChan  = 50
+	)
+	var (
+		ingestWG sync.WaitGroup
+		loopWG   sync.WaitGroup
+		done     = make(chan struct{})
+		errs     = make(chan error, 1000)
+		mu       sync.Mutex
+		readBy   = map[int64]int{}
+		wake     = make([]chan struct{}, channels)
+	)
+	for c := range wake {
+		wake[c] = make(chan struct{}, 1)
+	}
+	for a := range 2 { // two adapters delivering the same messages
+		ingestWG.Add(1)
+		go func() {
+			defer ingestWG.Done()
+			for i := range perChan {
+				for c := range channels {
+					m := state.Message{ChannelID: fmt.Sprint("c", c), PlatformID: fmt.Sprint(i), SenderName: fmt.Sprint("a", a),
+						Content: "hello", Time: time.Unix(int64(i+1), 0)}
+					_, isNew, err := s.Ingest(ctx, m)
+					if err != nil {
+						errs <- err
+						return
+					}
+					if isNew {
+						select { // wake the channel's loop, as the scheduler does
+						case wake[c] <- struct{}{}:
+						default:
+						}
+					}
+				}
+			}
+		}()
+	}
+	for c := range channels {
+		loopWG.Add(1)
+		go func() {
+			defer loopWG.Done()
+			ch := fmt.Sprint("c", c)
+			for {
+				// After done, one last pass drains what the adapters wrote.
+				finished := false
+				select {
+				case <-wake[c]:
+				case <-done:
+					finished = true
+				}
+				u, err := s.Unread(ctx, ch, 7)
+				if err != nil {
+					errs <- err
+					return
+				}
+				if len(u) == 0 {
+					if finished {
+						return
+					}
+					continue
+				}
+				if len(u) == 7 { // more may be waiting
+					select {
+					case wake[c] <- struct{}{}:
+					default:
+					}
+				}
+				var ids []int64
+				mu.Lock()
+				for _, m := range u {
+					ids = append(ids, m.ID)
+					readBy[m.ID]++
+				}
+				mu.Unlock()
+				if err := s.MarkRead(ctx, ids); err != nil {
+					errs <- err
+					return
+				}
+				if _, _, err := s.History(ctx, ch, 20); err != nil {
+					errs <- err
+					return
+				}
+				if _, err := s.AppendAction(ctx, state.ActionRecord{ChannelID: ch, Name: "read_unread_messages", OK: true}); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	ingestWG.Wait()
+	close(done)
+	loopWG.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	if len(readBy) != channels*perChan {
+		t.Errorf("%d messages read, want %d", len(readBy), channels*perChan)
+	}
+	for id, n := range readBy {
+		if n != 1 {
+			t.Errorf("message %d read %d times", id, n)
+		}
+	}
+	counts, err := s.UnreadCounts(ctx)
+	if err != nil || len(counts) != 0 {
+		t.Errorf("unread left: %v, %v", counts, err)
+	}
 }
