@@ -151,7 +151,7 @@ func (b *Builder) Build(ctx context.Context, in Input) (Prompt, error) {
 	for _, m := range hist {
 		msgs = append(msgs, historyTurn(m, in.Channel.ID))
 	}
-	sd := b.stateData(data, in)
+	sd := b.stateData(data, in, hist)
 	text, err := set.State.Render(sd)
 	if err != nil {
 		return Prompt{}, fmt.Errorf("build prompt for %q: state message: %w", in.Channel.ID, err)

@@ -2,7 +2,6 @@ package planner
 
 import (
 	"strings"
-	"unicode"
 
 	"github.com/airi-go/airi/prompts"
 	"github.com/airi-go/airi/state"
@@ -85,11 +84,5 @@ func senderName(name string) string {
 	if name == "" {
 		return "someone"
 	}
-	for _, r := range name {
-		if unicode.IsLetter(r) || unicode.IsDigit(r) || r == ' ' || r == '_' || r == '-' || r == '.' || r == '\'' {
-			continue
-		}
-		return prompts.Quote(name)
-	}
-	return name
+	return prompts.Plain(name)
 }

@@ -3,6 +3,7 @@ package planner
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"sort"
 	"strconv"
 	"strings"
@@ -24,7 +25,8 @@ const (
 const readInHistory = "ok; those messages are now in the chat history above"
 
 // stateData completes the static data with what changes every tick.
-func (b *Builder) stateData(d prompts.Data, in Input) prompts.Data {
+// hist is the history window the request shows.
+func (b *Builder) stateData(d prompts.Data, in Input, hist []state.Message) prompts.Data {
 	tz := b.opts.TimeZone
 	d.Now = in.Now.In(tz)
 	d.Remaining = in.Remaining
@@ -34,6 +36,7 @@ func (b *Builder) stateData(d prompts.Data, in Input) prompts.Data {
 			d.Incoming[i] = prompts.Message{
 				ID:        messageRef(m),
 				Sender:    strings.Join(strings.Fields(m.SenderName), " "),
+				Name:      senderName(m.SenderName),
 				Content:   m.Content,
 				Time:      m.Time.In(tz),
 				ReplyTo:   m.ReplyTo,
@@ -42,10 +45,25 @@ func (b *Builder) stateData(d prompts.Data, in Input) prompts.Data {
 			}
 		}
 	}
+	var sent map[string]bool // own messages in the window, by content
+	for _, m := range hist {
+		if m.Self {
+			if sent == nil {
+				sent = map[string]bool{}
+			}
+			sent[m.Content] = true
+		}
+	}
 	var earlier []state.ActionRecord
 	for _, r := range in.Actions {
 		if r.Wake == in.Wake {
-			d.Actions = append(d.Actions, b.actionView(r, in.Channel.ID, false))
+			v := b.actionView(r, in.Channel.ID, false)
+			if r.Name == actions.NameSendMessage && r.OK && sent[sentContent(r.Action)] {
+				// The send is the assistant turn just above; say so
+				// instead of repeating its text.
+				v.Action = compactAction(r, in.Channel.ID) + " (shown in the history above)"
+			}
+			d.Actions = append(d.Actions, v)
 		} else {
 			earlier = append(earlier, r)
 		}
@@ -87,8 +105,15 @@ func (b *Builder) actionView(r state.ActionRecord, channelID string, compact boo
 		result = readInHistory
 	}
 	if compact {
-		act = oneLine(act, maxEarlierRunes)
-		result = oneLine(result, maxEarlierRunes)
+		// Earlier turns are reminders: what was sent is in the history
+		// already, so the name, where it went and a failure are enough.
+		act = compactAction(r, channelID)
+		if r.OK {
+			result = ""
+		} else {
+			result = oneLine(result, maxEarlierRunes)
+		}
+		return prompts.Action{Name: r.Name, Action: act, OK: r.OK, Result: result, Time: r.Time}
 	}
 	if result == "" {
 		if r.OK {
@@ -98,6 +123,41 @@ func (b *Builder) actionView(r state.ActionRecord, channelID string, compact boo
 		}
 	}
 	return prompts.Action{Name: r.Name, Action: act, OK: r.OK, Result: result, Time: r.Time}
+}
+
+// compactAction names an earlier action in a few words: its name, and the
+// channel when it is not the tick's own.
+func compactAction(r state.ActionRecord, channelID string) string {
+	name := r.Name
+	if name == "" {
+		name = "(no valid action)"
+	}
+	var p struct {
+		ChannelID any `json:"channelId"`
+	}
+	if json.Unmarshal(r.Action, &p) == nil && p.ChannelID != nil {
+		if id := fmt.Sprint(p.ChannelID); id != channelID {
+			name += " to " + prompts.Quote(id)
+		}
+	}
+	return name
+}
+
+// sentContent returns the content of a send action, flat or wrapped.
+func sentContent(raw json.RawMessage) string {
+	var p struct {
+		Content    *string `json:"content"`
+		Parameters struct {
+			Content string `json:"content"`
+		} `json:"parameters"`
+	}
+	if json.Unmarshal(raw, &p) != nil {
+		return ""
+	}
+	if p.Content != nil {
+		return *p.Content
+	}
+	return p.Parameters.Content
 }
 
 // readsChannel reports whether a read action names the tick's channel.

@@ -23,6 +23,7 @@ import (
 	"strings"
 	"text/template"
 	"time"
+	"unicode"
 )
 
 //go:embed templates/*.md
@@ -77,8 +78,11 @@ type Channel struct {
 // Content are chat data: render them with quote so that they cannot pass
 // for the runtime's own text.
 type Message struct {
-	ID        string // the id to pass as replyTo
-	Sender    string
+	ID     string // the id to pass as replyTo
+	Sender string
+	// Name is Sender ready to print before a colon: as it is when it holds
+	// only letters, digits, spaces and . _ - ', quoted otherwise.
+	Name      string
 	Content   string
 	Time      time.Time
 	ReplyTo   string
@@ -120,8 +124,25 @@ func Quote(s string) string {
 	return strings.TrimSuffix(buf.String(), "\n")
 }
 
+// Plain returns s as it is when it holds only letters, digits, spaces and
+// . _ - ' (a usual name or id), and quoted otherwise, so that brackets,
+// colons or line breaks in chat data cannot look like the runtime's words.
+func Plain(s string) string {
+	if s == "" {
+		return `""`
+	}
+	for _, r := range s {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) || r == ' ' || r == '_' || r == '-' || r == '.' || r == '\'' {
+			continue
+		}
+		return Quote(s)
+	}
+	return s
+}
+
 var funcs = template.FuncMap{
 	"quote": Quote,
+	"plain": Plain,
 	"join":  strings.Join,
 	"quoteAll": func(ss []string) string {
 		q := make([]string, len(ss))
@@ -131,8 +152,8 @@ var funcs = template.FuncMap{
 		return strings.Join(q, ", ")
 	},
 	"indent": func(prefix, s string) string { return strings.ReplaceAll(s, "\n", "\n"+prefix) },
-	"clock":  func(t time.Time) string { return t.Format("15:04:05") },
-	"stamp":  func(t time.Time) string { return t.Format("2006-01-02 15:04:05 -07:00 (MST), Monday") },
+	"clock":  func(t time.Time) string { return t.Format("15:04") },
+	"stamp":  func(t time.Time) string { return t.Format("Monday 2006-01-02 15:04 MST (-07:00)") },
 }
 
 // SampleData returns representative data for trial renders and previews.
