@@ -464,6 +464,7 @@ func TestSendFailures(t *testing.T) {
 	}
 	// A server that cannot be reached never got the message.
 	srv.Close()
+	a = newAdapter(t, srv, nil) // no kept-alive connection to the old server
 	_, err := a.Send(ctxT(t), actions.Outgoing{ChannelID: "501", Content: "hi"})
 	if err == nil || errors.Is(err, actions.ErrOutcomeUnknown) || strings.Contains(err.Error(), srv.Token()) {
 		t.Fatalf("err = %v, want a plain failure without the token", err)

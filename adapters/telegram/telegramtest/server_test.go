@@ -1,0 +1,267 @@
+package telegramtest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m)
+}
+
+type apiAnswer struct {
+	OK          bool            `json:"ok"`
+	Result      json.RawMessage `json:"result"`
+	ErrorCode   int             `json:"error_code"`
+	Description string          `json:"description"`
+	Parameters  struct {
+		RetryAfter int `json:"retry_after"`
+	} `json:"parameters"`
+}
+
+func call(t *testing.T, ctx context.Context, base, token, method string, body any) apiAnswer {
+	t.Helper()
+	raw, _ := json.Marshal(body)
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+"/bot"+token+"/"+method, bytes.NewReader(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var a apiAnswer
+	if err := json.NewDecoder(resp.Body).Decode(&a); err != nil {
+		t.Fatal(err)
+	}
+	if a.ErrorCode != 0 && a.ErrorCode != resp.StatusCode {
+		t.Fatalf("error_code %d with HTTP status %d", a.ErrorCode, resp.StatusCode)
+	}
+	return a
+}
+
+func start(t *testing.T) *Server {
+	s := Start(Options{})
+	t.Cleanup(func() {
+		s.Close()
+		http.DefaultClient.CloseIdleConnections()
+	})
+	return s
+}
+
+func updateIDs(t *testing.T, a apiAnswer) []int {
+	t.Helper()
+	var us []Update
+	if err := json.Unmarshal(a.Result, &us); err != nil {
+		t.Fatal(err)
+	}
+	ids := []int{}
+	for _, u := range us {
+		ids = append(ids, u.UpdateID)
+	}
+	return ids
+}
+
+func TestOffsetSemantics(t *testing.T) {
+	s := start(t)
+	ctx := context.Background()
+	u := User{ID: 1, FirstName: "U"}
+	for range 3 {
+		s.Post(Incoming{From: u, Text: "x"})
+	}
+	steps := []struct {
+		offset int
+		want   string
+	}{
+		{0, "[1,2,3]"}, // unconfirmed updates come back
+		{0, "[1,2,3]"}, // still, until an offset passes them
+		{2, "[2,3]"},   // confirms 1
+		{0, "[2,3]"},   // 1 is gone for good
+		{-1, "[3]"},    // only the last one
+		{4, "[]"},      // all confirmed; timeout 0 answers at once
+	}
+	for _, st := range steps {
+		a := call(t, ctx, s.URL(), s.Token(), "getUpdates", map[string]any{"offset": st.offset})
+		if got := jsonInts(updateIDs(t, a)); got != st.want {
+			t.Fatalf("offset %d: updates %s, want %s", st.offset, got, st.want)
+		}
+	}
+	if len(s.Pending()) != 0 {
+		t.Fatalf("pending %v", s.Pending())
+	}
+}
+
+func jsonInts(v []int) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+func TestLongPollAnswersWhenAnUpdateArrives(t *testing.T) {
+	s := start(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	got := make(chan apiAnswer, 1)
+	go func() { got <- call(t, ctx, s.URL(), s.Token(), "getUpdates", map[string]any{"timeout": 50}) }()
+	if err := s.WaitCalls(ctx, "getUpdates", 1); err != nil {
+		t.Fatal(err)
+	}
+	s.Post(Incoming{From: User{ID: 1, FirstName: "U"}, Text: "wake up"})
+	select {
+	case a := <-got:
+		if ids := updateIDs(t, a); len(ids) != 1 {
+			t.Fatalf("updates %v", ids)
+		}
+	case <-ctx.Done():
+		t.Fatal("long poll did not answer when an update was queued")
+	}
+}
+
+func TestNewerPollEndsOlderWithConflict(t *testing.T) {
+	s := start(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	first := make(chan apiAnswer, 1)
+	go func() { first <- call(t, ctx, s.URL(), s.Token(), "getUpdates", map[string]any{"timeout": 50}) }()
+	if err := s.WaitCalls(ctx, "getUpdates", 1); err != nil {
+		t.Fatal(err)
+	}
+	call(t, ctx, s.URL(), s.Token(), "getUpdates", map[string]any{"timeout": 0})
+	if a := <-first; a.ErrorCode != http.StatusConflict {
+		t.Fatalf("older poll answered %+v, want 409", a)
+	}
+}
+
+func TestSendMessageChecks(t *testing.T) {
+	s := start(t)
+	ctx := context.Background()
+	chat := Chat{ID: -100500, Type: Supergroup, Title: "G"}
+	s.Post(Incoming{Chat: chat, From: User{ID: 1, FirstName: "U"}, Text: "x"})
+	tests := []struct {
+		name string
+		body map[string]any
+		code int
+		desc string
+	}{
+		{"ok html", map[string]any{"chat_id": -100500, "text": "<b>hi</b> &amp;", "parse_mode": "HTML"}, 0, ""},
+		{"bad html", map[string]any{"chat_id": -100500, "text": "<b>hi", "parse_mode": "HTML"}, 400, "can't parse entities"},
+		{"bare amp", map[string]any{"chat_id": -100500, "text": "a & b", "parse_mode": "HTML"}, 400, "can't parse entities"},
+		{"amp ok without parse mode", map[string]any{"chat_id": -100500, "text": "a & b"}, 0, ""},
+		{"unknown chat", map[string]any{"chat_id": 42, "text": "x"}, 400, "chat not found"},
+		{"empty", map[string]any{"chat_id": -100500, "text": " "}, 400, "message text is empty"},
+		{"too long", map[string]any{"chat_id": -100500, "text": strings.Repeat("😀", 2049)}, 400, "message is too long"},
+		{"missing reply", map[string]any{"chat_id": -100500, "text": "x", "reply_parameters": map[string]any{"message_id": 99}}, 400, "replied not found"},
+		{"missing reply allowed", map[string]any{"chat_id": -100500, "text": "x",
+			"reply_parameters": map[string]any{"message_id": 99, "allow_sending_without_reply": true}}, 0, ""},
+		{"reply", map[string]any{"chat_id": -100500, "text": "x", "reply_parameters": map[string]any{"message_id": 1}}, 0, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a := call(t, ctx, s.URL(), s.Token(), "sendMessage", tt.body)
+			if a.ErrorCode != tt.code || !strings.Contains(a.Description, tt.desc) {
+				t.Fatalf("answer %d %q, want %d %q", a.ErrorCode, a.Description, tt.code, tt.desc)
+			}
+		})
+	}
+	sent := s.Sent()
+	if len(sent) != 4 || sent[0].Text != "hi &" || sent[0].MessageID != 2 || sent[3].ReplyTo != 1 || sent[2].ReplyTo != 0 {
+		t.Fatalf("sent %+v", sent)
+	}
+}
+
+func TestFaultsAndToken(t *testing.T) {
+	s := start(t)
+	ctx := context.Background()
+	if a := call(t, ctx, s.URL(), "1:wrong", "getMe", nil); a.ErrorCode != 401 || a.Description != "Unauthorized" {
+		t.Fatalf("bad token answered %+v", a)
+	}
+	s.RateLimit("getMe", 5)
+	if a := call(t, ctx, s.URL(), s.Token(), "getMe", nil); a.ErrorCode != 429 || a.Parameters.RetryAfter != 5 {
+		t.Fatalf("rate limit answered %+v", a)
+	}
+	if a := call(t, ctx, s.URL(), s.Token(), "getMe", nil); !a.OK {
+		t.Fatalf("second call answered %+v", a)
+	}
+}
+
+func TestParseHTML(t *testing.T) {
+	tests := []struct {
+		in, want string
+		ok       bool
+	}{
+		{"<b>x</b> <i>y</i>", "x y", true},
+		{`<a href="https://a.b?c=1&amp;d=2">l</a>`, "l", true},
+		{`<span class="tg-spoiler">s</span>`, "s", true},
+		{`<pre><code class="language-go">x</code></pre>`, "x", true},
+		{"&#128512;&#x41;&quot;", "😀A\"", true},
+		{"<b>x", "", false},
+		{"<b>x</i>", "", false},
+		{"<div>x</div>", "", false},
+		{"a < b", "", false},
+		{"&nbsp;", "", false},
+		{"<a>x</a>", "", false},
+	}
+	for _, tt := range tests {
+		got, err := ParseHTML(tt.in)
+		if (err == nil) != tt.ok || got != tt.want {
+			t.Errorf("ParseHTML(%q) = %q, %v", tt.in, got, err)
+		}
+	}
+}
+
+func TestControlAPI(t *testing.T) {
+	s := start(t)
+	ctx := context.Background()
+	post := func(path string, body any) *http.Response {
+		raw, _ := json.Marshal(body)
+		resp, err := http.Post(s.URL()+path, "application/json", bytes.NewReader(raw))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { resp.Body.Close() })
+		return resp
+	}
+	resp := post("/_control/message", ControlMessage{ChatID: -100777, ChatTitle: "Owls", From: User{ID: 9, FirstName: "Zed"}, Text: "hi @airi_test_bot"})
+	var got struct {
+		MessageID int   `json:"message_id"`
+		ChatID    int64 `json:"chat_id"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&got); err != nil || got.MessageID != 1 || got.ChatID != -100777 {
+		t.Fatalf("message answered %+v %v", got, err)
+	}
+	a := call(t, ctx, s.URL(), s.Token(), "getUpdates", nil)
+	var us []Update
+	_ = json.Unmarshal(a.Result, &us)
+	if len(us) != 1 || us[0].Message.Chat.Type != Supergroup || us[0].Message.Chat.Title != "Owls" ||
+		len(us[0].Message.Entities) != 1 || us[0].Message.Entities[0].Type != "mention" {
+		t.Fatalf("updates %+v", us)
+	}
+	post("/_control/fault", ControlFault{Method: "sendMessage", Fault: Fault{Code: 429, Description: "Too Many Requests", RetryAfter: 1}})
+	if a := call(t, ctx, s.URL(), s.Token(), "sendMessage", map[string]any{"chat_id": -100777, "text": "x"}); a.ErrorCode != 429 {
+		t.Fatalf("fault not applied: %+v", a)
+	}
+	done := make(chan []Sent, 1)
+	go func() {
+		resp, err := http.Get(s.URL() + "/_control/sent?min=1&wait=5s")
+		if err != nil {
+			done <- nil
+			return
+		}
+		defer resp.Body.Close()
+		var sent []Sent
+		_ = json.NewDecoder(resp.Body).Decode(&sent)
+		done <- sent
+	}()
+	call(t, ctx, s.URL(), s.Token(), "sendMessage", map[string]any{"chat_id": -100777, "text": "answer"})
+	if sent := <-done; len(sent) != 1 || sent[0].Text != "answer" {
+		t.Fatalf("sent %+v", sent)
+	}
+}
