@@ -6,6 +6,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/mymmrac/telego"
+
 	"github.com/airi-go/airi/adapters/telegram/telegramtest"
 )
 
@@ -187,4 +189,25 @@ func BenchmarkFormatAndSplit(b *testing.B) {
 			_ = p.HTML()
 		}
 	}
+}
+
+// FuzzAddressed feeds arbitrary text and entity offsets (Telegram input)
+// to mention detection and content conversion: they must not panic, and
+// an entity-free text mentions the bot exactly when it holds its
+// @username as a word.
+func FuzzAddressed(f *testing.F) {
+	f.Add("hi @airi_bot", 3, 9, "mention")
+	f.Add("/start@airi_bot", 0, 15, "bot_command")
+	f.Add("😀 @airi_bot", 3, 9, "mention")
+	f.Add("x", 5, -2, "mention")
+	f.Fuzz(func(t *testing.T, text string, off, length int, typ string) {
+		m := &telego.Message{Text: text, Entities: []telego.MessageEntity{{Type: typ, Offset: off, Length: length}}}
+		addressed(m, 42, "airi_bot")
+		_ = messageContent(m)
+		plain := &telego.Message{Text: text}
+		want := containsMention(strings.ToLower(text), "@airi_bot")
+		if got := addressed(plain, 42, "airi_bot"); got != want {
+			t.Fatalf("addressed(%q) = %v", text, got)
+		}
+	})
 }

@@ -28,6 +28,10 @@ func (a *Adapter) handle(ctx context.Context, inbox Inbox, u telego.Update) erro
 	switch {
 	case u.Message != nil:
 		ch, msg, ok := a.convert(u.Message)
+		if m := u.Message; m.MigrateToChatID != 0 {
+			a.log.Info("group became a supergroup with a new chat id", zap.Int64("chat", m.Chat.ID),
+				zap.Int64("new_chat", m.MigrateToChatID))
+		}
 		if !ok {
 			a.log.Debug("skipping a message without content", zap.Int("update", u.UpdateID),
 				zap.Int64("chat", u.Message.Chat.ID))

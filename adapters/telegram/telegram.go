@@ -169,7 +169,7 @@ func (a *Adapter) Run(ctx context.Context, inbox Inbox) error {
 	if a.ownHTTP != nil {
 		defer a.ownHTTP.CloseIdleConnections()
 	}
-	if err := a.connect(ctx); err != nil {
+	if err := a.Connect(ctx); err != nil {
 		if ctx.Err() != nil {
 			return nil
 		}
@@ -205,8 +205,10 @@ func (a *Adapter) Run(ctx context.Context, inbox Inbox) error {
 	return nil
 }
 
-// connect learns the bot's identity.
-func (a *Adapter) connect(ctx context.Context) error {
+// Connect calls getMe to learn the bot's identity and closes Ready. Run
+// calls it first; tests driving Poll step by step call it themselves. A
+// refused token gives an error wrapping ErrUnauthorized.
+func (a *Adapter) Connect(ctx context.Context) error {
 	cctx, cancel := context.WithTimeout(ctx, a.cfg.HTTPTimeout)
 	defer cancel()
 	me, err := a.bot.GetMe(cctx)
