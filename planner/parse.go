@@ -46,10 +46,12 @@ func (e *ParseError) Unwrap() error { return e.err }
 // Parser turns raw model answers into validated actions. It is built once
 // from a registry and is safe for concurrent use.
 type Parser struct {
-	reg     *actions.Registry
-	infos   map[string]*actionInfo
-	byCanon map[string]string // canonical spelling → registered name
-	words   map[string][]string
+	reg   *actions.Registry
+	infos map[string]*actionInfo
+	// byCanon maps the canonical spelling of each name, and of the
+	// leading whole words that belong to one action only, to the name;
+	// ambiguous prefixes map to "".
+	byCanon map[string]string
 	known   string // "break, continue, ..." for errors
 	example string // an example answer for errors
 }
@@ -60,13 +62,30 @@ func NewParser(reg *actions.Registry) *Parser {
 		reg:     reg,
 		infos:   map[string]*actionInfo{},
 		byCanon: map[string]string{},
-		words:   map[string][]string{},
 	}
 	names := reg.Names()
+	prefixes := map[string]string{}
 	for _, name := range names {
 		p.infos[name] = newActionInfo(reg, name)
 		p.byCanon[canon(name)] = name
-		p.words[name] = strings.FieldsFunc(name, func(r rune) bool { return r == '_' || r == '-' || r == '.' })
+		words := strings.FieldsFunc(name, func(r rune) bool { return r == '_' || r == '-' || r == '.' })
+		prefix := ""
+		for _, w := range words[:max(len(words)-1, 0)] {
+			prefix += canon(w)
+			if len(prefix) < 4 {
+				continue
+			}
+			if other, seen := prefixes[prefix]; seen && other != name {
+				prefixes[prefix] = ""
+			} else {
+				prefixes[prefix] = name
+			}
+		}
+	}
+	for prefix, name := range prefixes {
+		if _, full := p.byCanon[prefix]; !full {
+			p.byCanon[prefix] = name
+		}
 	}
 	sorted := append([]string(nil), names...)
 	sort.Strings(sorted)

@@ -23,6 +23,7 @@ type actionInfo struct {
 	byCanon map[string]int // canonical JSON name → field
 	aliases map[string]alias
 	example string
+	check   schemaCheck
 }
 
 // alias maps another spelling of a key to a field, with the unit its
@@ -87,6 +88,7 @@ func newActionInfo(reg *actions.Registry, name string) *actionInfo {
 	}
 	ex.WriteString("}")
 	info.example = ex.String()
+	info.check = newSchemaCheck(reg, name, info.fields)
 	return info
 }
 
@@ -116,19 +118,27 @@ func canon(s string) string {
 	if simple {
 		return s
 	}
-	var b strings.Builder
-	b.Grow(len(s))
-	for _, r := range s {
-		switch {
-		case r < utf8.RuneSelf && (r >= 'a' && r <= 'z' || r >= '0' && r <= '9'):
-			b.WriteRune(r)
-		case r < utf8.RuneSelf && r >= 'A' && r <= 'Z':
-			b.WriteRune(r + 'a' - 'A')
-		case r >= utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r)):
-			b.WriteRune(unicode.ToLower(r))
+	var stack [64]byte
+	b := stack[:0]
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch {
+			case c >= 'a' && c <= 'z' || c >= '0' && c <= '9':
+				b = append(b, c)
+			case c >= 'A' && c <= 'Z':
+				b = append(b, c+'a'-'A')
+			}
+			i++
+			continue
 		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			b = utf8.AppendRune(b, unicode.ToLower(r))
+		}
+		i += size
 	}
-	return b.String()
+	return string(b)
 }
 
 // role is what a key of the outer object means.
@@ -144,6 +154,22 @@ const (
 	roleCalls
 	roleIgnore
 )
+
+// roleOf classifies a key as written, skipping the folding for the
+// spellings most answers use.
+func roleOf(key string) role {
+	switch key {
+	case "action", "name":
+		return roleName
+	case "parameters", "arguments":
+		return roleWrapper
+	case "reasoning", "reason":
+		return roleReasoning
+	case "channelId", "content", "replyTo", "duration":
+		return roleParam
+	}
+	return keyRole(canon(key))
+}
 
 func keyRole(c string) role {
 	switch c {
@@ -202,9 +228,9 @@ func (p *Parser) fromObject(v jval, r *run, depth int) (actions.Action, bool, *P
 	)
 	for i := range v.obj {
 		m := &v.obj[i]
-		c := canon(m.key)
-		switch keyRole(c) {
+		switch roleOf(m.key) {
 		case roleName:
+			c := canon(m.key)
 			if m.val.kind == jObj || m.val.kind == jArr {
 				if c == "action" {
 					nested = &m.val
@@ -257,7 +283,7 @@ func (p *Parser) fromObject(v jval, r *run, depth int) (actions.Action, bool, *P
 		// {"send_message": {...}}: the action's name is the only key.
 		for i := range v.obj {
 			m := &v.obj[i]
-			if keyRole(canon(m.key)) != roleParam {
+			if roleOf(m.key) != roleParam {
 				continue
 			}
 			if name, ok := p.lookupName(m.key); ok {
@@ -308,7 +334,7 @@ func (p *Parser) fromObject(v jval, r *run, depth int) (actions.Action, bool, *P
 	if flatCount > 0 {
 		flat = make([]jmember, 0, flatCount)
 		for _, m := range v.obj {
-			if keyRole(canon(m.key)) == roleParam {
+			if roleOf(m.key) == roleParam {
 				flat = append(flat, m)
 			}
 		}
@@ -415,36 +441,16 @@ func (p *Parser) paramsFromText(s string, r *run, depth int) (jval, bool) {
 // separator (sendMessage, SEND_MESSAGE, list-channels), a "functions."
 // prefix, or the leading whole words of exactly one action (read_unread).
 func (p *Parser) lookupName(raw string) (string, bool) {
+	if _, ok := p.infos[raw]; ok {
+		return raw, true
+	}
 	s := strings.TrimSpace(raw)
 	s = strings.TrimSuffix(s, "()")
 	if i := strings.LastIndexByte(s, '.'); i >= 0 && i+1 < len(s) {
 		s = s[i+1:]
 	}
-	c := canon(s)
-	if c == "" {
-		return "", false
-	}
-	if name, ok := p.byCanon[c]; ok {
-		return name, true
-	}
-	if len(c) < 4 {
-		return "", false
-	}
-	match := ""
-	for name, words := range p.words {
-		prefix := ""
-		for _, w := range words[:len(words)-1] {
-			prefix += canon(w)
-			if prefix == c {
-				if match != "" && match != name {
-					return "", false
-				}
-				match = name
-				break
-			}
-		}
-	}
-	return match, match != ""
+	name := p.byCanon[canon(s)]
+	return name, name != ""
 }
 
 func (p *Parser) resolveName(raw string) (string, *ParseError) {
@@ -531,32 +537,46 @@ func (p *Parser) build(name string, wrapped, flat []jmember, r *run, _ int) (act
 			return actions.Action{}, &ParseError{named: true, Reason: fmt.Sprintf("%s needs %q (%s); reply with %s", name, f.Name, f.Type, info.example)}
 		}
 	}
-	// Validate against the action's schema before anything reaches a handler.
-	m := make(map[string]any, len(slots))
-	for i, f := range info.fields {
-		s := &slots[i]
-		if !s.set {
-			continue
+	// Check against the action's schema before anything reaches a handler.
+	if info.check.exact {
+		for i := range info.fields {
+			if !slots[i].set {
+				continue
+			}
+			if msg, ok := info.check.fields[i].check(&slots[i]); !ok {
+				return actions.Action{}, &ParseError{named: true, Reason: fmt.Sprintf("%s.%s %s; reply with %s", name, info.fields[i].Name, msg, info.example)}
+			}
 		}
-		switch {
-		case s.val != nil:
-			m[f.Name] = s.val
-		case s.kind == jNum:
-			m[f.Name] = json.Number(strconv.FormatInt(s.num, 10))
-		case s.kind == jBool:
-			m[f.Name] = s.num != 0
-		default:
-			m[f.Name] = s.str
+	} else {
+		m := make(map[string]any, len(slots))
+		for i, f := range info.fields {
+			if slots[i].set {
+				m[f.Name] = slots[i].value()
+			}
+		}
+		if err := p.reg.Validate(name, m); err != nil {
+			return actions.Action{}, &ParseError{named: true, Reason: fmt.Sprintf("%s: %s; reply with %s", name, schemaProblem(err), info.example)}
 		}
 	}
-	if err := p.reg.Validate(name, m); err != nil {
-		return actions.Action{}, &ParseError{named: true, Reason: fmt.Sprintf("%s: %s; reply with %s", name, schemaProblem(err), info.example)}
-	}
-	params, err := info.fill(slots, m)
+	params, err := info.fill(slots)
 	if err != nil {
 		return actions.Action{}, &ParseError{named: true, Reason: fmt.Sprintf("%s: %v; reply with %s", name, err, info.example)}
 	}
 	return actions.Action{Name: name, Params: params}, nil
+}
+
+// value returns the slot in the shape encoding/json produces with
+// UseNumber.
+func (s *slot) value() any {
+	switch {
+	case s.val != nil:
+		return s.val
+	case s.kind == jNum:
+		return json.Number(strconv.FormatInt(s.num, 10))
+	case s.kind == jBool:
+		return s.num != 0
+	}
+	return s.str
 }
 
 // lookupKey maps a key to a field: the exact JSON name first, then any
@@ -578,7 +598,7 @@ func (info *actionInfo) lookupKey(key string) (idx int, unit int64, prio int) {
 }
 
 // fill builds the registered parameter struct from checked values.
-func (info *actionInfo) fill(slots []slot, m map[string]any) (any, error) {
+func (info *actionInfo) fill(slots []slot) (any, error) {
 	if info.typ == nil {
 		return nil, fmt.Errorf("no parameter type")
 	}
@@ -597,7 +617,7 @@ func (info *actionInfo) fill(slots []slot, m map[string]any) (any, error) {
 		if s.val == nil && setDirect(fv, s) {
 			continue
 		}
-		raw, err := json.Marshal(m[f.Name])
+		raw, err := json.Marshal(s.value())
 		if err != nil {
 			return nil, fmt.Errorf("encode %s: %w", f.Name, err)
 		}

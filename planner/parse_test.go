@@ -252,3 +252,67 @@ func TestParseStrictNumbersKeepDigits(t *testing.T) {
 		}
 	}
 }
+
+// TestSchemaCheckMatchesValidator compares the parser's derived checks
+// with the compiled schema on values at and around every bound.
+func TestSchemaCheckMatchesValidator(t *testing.T) {
+	p := newTestParser(t)
+	for name, info := range p.infos {
+		if !info.check.exact {
+			t.Errorf("%s: schema checks not derived; the parser would fall back to the validator", name)
+			continue
+		}
+		for i, f := range info.fields {
+			var samples []slot
+			switch f.Type {
+			case "string":
+				for _, s := range []string{"", "a", "42", "éé", "长文本内容", strings.Repeat("x", 300)} {
+					samples = append(samples, slot{kind: jStr, str: s})
+				}
+			case "integer":
+				for _, n := range []int64{-1 << 62, -1, 0, 1, 600000, 1 << 62} {
+					samples = append(samples, slot{kind: jNum, num: n})
+				}
+			case "boolean":
+				samples = append(samples, slot{kind: jBool, num: 0}, slot{kind: jBool, num: 1})
+			}
+			for _, s := range samples {
+				s := s
+				_, ok := info.check.fields[i].check(&s)
+				m := map[string]any{}
+				for j, g := range info.fields {
+					if g.Required && j != i {
+						m[g.Name] = "1"
+					}
+				}
+				m[f.Name] = s.value()
+				err := p.reg.Validate(name, m)
+				if ok != (err == nil) {
+					t.Errorf("%s.%s = %v: derived check ok=%v, validator err=%v", name, f.Name, s.value(), ok, err)
+				}
+			}
+		}
+	}
+}
+
+// TestSchemaCheckFallsBack makes sure an action whose schema uses keywords
+// the derived checks do not cover is validated with the compiled schema.
+func TestSchemaCheckFallsBack(t *testing.T) {
+	type tagged struct {
+		Tag string `json:"tag" jsonschema:"pattern=^[a-z]+$"`
+	}
+	reg, err := actions.NewRegistry(actions.Spec{Name: "tag", Params: tagged{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := NewParser(reg)
+	if p.infos["tag"].check.exact {
+		t.Fatal("pattern schema treated as fully understood")
+	}
+	if _, err := p.Parse(`{"action":"tag","tag":"abc"}`); err != nil {
+		t.Fatalf("valid tag refused: %v", err)
+	}
+	if _, err := p.Parse(`{"action":"tag","tag":"ABC"}`); err == nil {
+		t.Fatal("tag violating the pattern accepted")
+	}
+}

@@ -9,9 +9,15 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"reflect"
 	"runtime"
+	"runtime/debug"
+	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf16"
+	"unicode/utf8"
+	"unsafe"
 
 	"github.com/airi-go/airi/actions"
 	"github.com/airi-go/airi/planner"
@@ -39,9 +45,12 @@ func (a *app) cmdParse(ctx context.Context, args []string) int {
 		fmt.Fprintln(a.stderr, "airi parse:", err)
 		return exitFailure
 	}
-	p := planner.NewParser(reg)
+	lp := &lineParser{p: planner.NewParser(reg), enc: newActionEncoder(reg)}
 	if *jsonl {
-		if err := parseLines(ctx, p, a.stdin, a.stdout, runtime.GOMAXPROCS(0)); err != nil {
+		// Batch work allocates many short-lived values; trading memory for
+		// fewer collections keeps both cores on parsing.
+		defer debug.SetGCPercent(debug.SetGCPercent(400))
+		if err := lp.parseLines(ctx, a.stdin, a.stdout, runtime.GOMAXPROCS(0)); err != nil {
 			fmt.Fprintln(a.stderr, "airi parse:", err)
 			return exitFailure
 		}
@@ -52,12 +61,12 @@ func (a *app) cmdParse(ctx context.Context, args []string) int {
 		fmt.Fprintln(a.stderr, "airi parse: read stdin:", err)
 		return exitFailure
 	}
-	res, err := p.Parse(string(raw))
+	res, err := lp.p.Parse(string(raw))
 	if err != nil {
 		fmt.Fprintln(a.stderr, "airi parse:", err)
 		return exitFailure
 	}
-	out, err := appendResult(nil, res)
+	out, err := lp.appendResult(nil, res)
 	if err != nil {
 		fmt.Fprintln(a.stderr, "airi parse:", err)
 		return exitFailure
@@ -69,15 +78,20 @@ func (a *app) cmdParse(ctx context.Context, args []string) int {
 	return exitOK
 }
 
+// lineParser parses answers and writes result lines.
+type lineParser struct {
+	p   *planner.Parser
+	enc *actionEncoder
+}
+
 // appendResult writes the result line: {"action": {...}} plus "reasoning"
 // and "notes" when present, and a newline.
-func appendResult(dst []byte, res planner.Parsed) ([]byte, error) {
-	act, err := res.Action.MarshalJSON()
-	if err != nil {
+func (lp *lineParser) appendResult(dst []byte, res planner.Parsed) ([]byte, error) {
+	dst = append(dst, `{"action":`...)
+	var err error
+	if dst, err = lp.enc.appendAction(dst, res.Action); err != nil {
 		return dst, fmt.Errorf("encode action: %w", err)
 	}
-	dst = append(dst, `{"action":`...)
-	dst = append(dst, act...)
 	if res.Reasoning != "" {
 		dst = append(dst, `,"reasoning":`...)
 		dst = appendJSONString(dst, res.Reasoning)
@@ -102,47 +116,37 @@ func appendError(dst []byte, msg string) []byte {
 	return append(dst, '}', '\n')
 }
 
-func appendJSONString(dst []byte, s string) []byte {
-	b, err := json.Marshal(s)
-	if err != nil {
-		return append(dst, `""`...)
-	}
-	return append(dst, b...)
-}
+// chunkSize is how much input travels together through the pipeline:
+// large enough to amortize channel traffic, small enough to keep both
+// cores busy on short inputs. A chunk always ends at a line break.
+const chunkSize = 32 << 10
 
-// batchLines is how many input lines travel together through the
-// pipeline: large enough to amortize channel traffic, small enough to keep
-// both cores busy on short inputs.
-const batchLines = 256
-
-// batch is a run of input lines and, once parsed, their output.
-type batch struct {
-	lines [][]byte
-	out   []byte
-	done  chan struct{}
+// chunk is a run of whole input lines and, once parsed, their output.
+type chunk struct {
+	in   []byte
+	out  []byte
+	done chan struct{}
 }
 
 // parseLines runs the --jsonl pipeline: a reader cuts the input into
-// batches, workers parse them in parallel, and the writer emits the
-// batches in input order.
-func parseLines(ctx context.Context, p *planner.Parser, in io.Reader, out io.Writer, workers int) error {
+// chunks of whole lines, workers parse chunks in parallel, and the writer
+// emits their output in input order.
+func (lp *lineParser) parseLines(ctx context.Context, in io.Reader, out io.Writer, workers int) error {
 	if workers < 1 {
 		workers = 1
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	work := make(chan *batch, workers*2)
-	order := make(chan *batch, workers*4)
+	work := make(chan *chunk, workers*2)
+	order := make(chan *chunk, workers*4)
 	var wg sync.WaitGroup
 	for i := 0; i < workers; i++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for b := range work {
-				for _, line := range b.lines {
-					b.out = parseLine(b.out, p, line)
-				}
-				close(b.done)
+			for c := range work {
+				c.out = lp.parseChunk(c.out, c.in)
+				close(c.done)
 			}
 		}()
 	}
@@ -152,16 +156,16 @@ func parseLines(ctx context.Context, p *planner.Parser, in io.Reader, out io.Wri
 		defer wg.Done()
 		defer close(order)
 		defer close(work)
-		readErr <- readBatches(ctx, in, work, order)
+		readErr <- readChunks(ctx, in, work, order)
 	}()
 	w := bufio.NewWriterSize(out, 1<<16)
 	var writeErr error
-	for b := range order {
-		// Every batch handed to the writer is closed by a worker or, on
+	for c := range order {
+		// Every chunk handed to the writer is closed by a worker or, on
 		// cancellation, by the reader.
-		<-b.done
+		<-c.done
 		if writeErr == nil {
-			if _, err := w.Write(b.out); err != nil {
+			if _, err := w.Write(c.out); err != nil {
 				writeErr = fmt.Errorf("write: %w", err)
 				cancel()
 			}
@@ -180,64 +184,83 @@ func parseLines(ctx context.Context, p *planner.Parser, in io.Reader, out io.Wri
 	return ctx.Err()
 }
 
-// readBatches splits in into lines, sending each batch both to the
-// workers and, in order, to the writer.
-func readBatches(ctx context.Context, in io.Reader, work, order chan<- *batch) error {
+// readChunks cuts in into chunks of whole lines and sends each both to
+// the workers and, in order, to the writer.
+func readChunks(ctx context.Context, in io.Reader, work, order chan<- *chunk) error {
 	r := bufio.NewReaderSize(in, 1<<16)
-	cur := &batch{done: make(chan struct{})}
-	send := func() bool {
+	send := func(c *chunk) bool {
 		select {
-		case order <- cur:
+		case order <- c:
 		case <-ctx.Done():
 			return false
 		}
 		select {
-		case work <- cur:
+		case work <- c:
+			return true
 		case <-ctx.Done():
-			close(cur.done)
+			close(c.done)
 			return false
 		}
-		cur = &batch{done: make(chan struct{})}
-		return true
 	}
 	for {
-		line, err := r.ReadBytes('\n')
-		if len(line) > 0 {
-			line = bytes.TrimRight(line, "\r\n")
-			cur.lines = append(cur.lines, line)
-			if len(cur.lines) == batchLines && !send() {
-				return ctx.Err()
+		buf := make([]byte, chunkSize, chunkSize+chunkSize/4)
+		n, err := io.ReadFull(r, buf)
+		buf = buf[:n]
+		if err == nil && buf[n-1] != '\n' {
+			// Finish the last line so that no line spans two chunks.
+			rest, rerr := r.ReadBytes('\n')
+			buf = append(buf, rest...)
+			if rerr != nil && !errors.Is(rerr, io.EOF) {
+				err = rerr
 			}
 		}
-		if errors.Is(err, io.EOF) {
-			break
+		if len(buf) > 0 && !send(&chunk{in: buf, done: make(chan struct{})}) {
+			return ctx.Err()
 		}
-		if err != nil {
-			if len(cur.lines) > 0 {
-				send()
-			}
+		switch {
+		case err == nil:
+		case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+			return nil
+		default:
 			return fmt.Errorf("read: %w", err)
 		}
 	}
-	if len(cur.lines) > 0 && !send() {
-		return ctx.Err()
+}
+
+// parseChunk parses every line of in and appends the output lines.
+func (lp *lineParser) parseChunk(dst []byte, in []byte) []byte {
+	if dst == nil {
+		dst = make([]byte, 0, len(in)+len(in)/4)
 	}
-	return nil
+	for len(in) > 0 {
+		line := in
+		if k := bytes.IndexByte(in, '\n'); k >= 0 {
+			line, in = in[:k], in[k+1:]
+		} else {
+			in = nil
+		}
+		if len(line) > 0 && line[len(line)-1] == '\r' {
+			line = line[:len(line)-1]
+		}
+		dst = lp.parseLine(dst, line)
+	}
+	return dst
 }
 
 // parseLine handles one input line of --jsonl and appends its output line.
-func parseLine(dst []byte, p *planner.Parser, line []byte) []byte {
+func (lp *lineParser) parseLine(dst []byte, line []byte) []byte {
 	raw, err := rawField(line)
 	if err != nil {
 		return appendError(dst, err.Error())
 	}
-	res, err := p.Parse(raw)
+	res, err := lp.p.Parse(raw)
 	if err != nil {
 		return appendError(dst, err.Error())
 	}
-	out, err := appendResult(dst, res)
+	mark := len(dst)
+	out, err := lp.appendResult(dst, res)
 	if err != nil {
-		return appendError(dst, err.Error())
+		return appendError(out[:mark], err.Error())
 	}
 	return out
 }
@@ -411,36 +434,289 @@ func (d *lineDecoder) skip() bool {
 	return false
 }
 
-// str decodes the string at d.i; strings without escapes are converted
-// in one copy, others through encoding/json.
+// str decodes the string at d.i in one pass over its bytes.
 func (d *lineDecoder) str() (string, bool) {
+	s := d.s
 	start := d.i + 1
 	i := start
-	escaped := false
-	for i < len(d.s) {
-		c := d.s[i]
-		if c == '"' {
-			break
-		}
-		if c < 0x20 {
-			return "", false
-		}
-		if c == '\\' {
-			escaped = true
-			i++
-		}
+	for i < len(s) && s[i] != '"' && s[i] != '\\' && s[i] >= 0x20 {
 		i++
 	}
-	if i >= len(d.s) {
+	if i >= len(s) || s[i] < 0x20 {
 		return "", false
 	}
-	d.i = i + 1
-	if !escaped {
-		return string(d.s[start:i]), true
+	if s[i] == '"' {
+		d.i = i + 1
+		// The input chunk is never written to and outlives the line's
+		// parse, so the string may share its memory.
+		return unsafe.String(&s[start], i-start), true
 	}
-	var out string
-	if err := json.Unmarshal(d.s[start-1:i+1], &out); err != nil {
-		return "", false
+	out := make([]byte, 0, len(s)-start)
+	out = append(out, s[start:i]...)
+	for i < len(s) {
+		c := s[i]
+		switch {
+		case c == '"':
+			d.i = i + 1
+			return unsafe.String(unsafe.SliceData(out), len(out)), true
+		case c < 0x20:
+			return "", false
+		case c != '\\':
+			j := i + 1
+			for j < len(s) && s[j] != '"' && s[j] != '\\' && s[j] >= 0x20 {
+				j++
+			}
+			out = append(out, s[i:j]...)
+			i = j
+			continue
+		}
+		if i+1 >= len(s) {
+			return "", false
+		}
+		switch e := s[i+1]; e {
+		case '"', '\\', '/':
+			out = append(out, e)
+		case 'b':
+			out = append(out, '\b')
+		case 'f':
+			out = append(out, '\f')
+		case 'n':
+			out = append(out, '\n')
+		case 'r':
+			out = append(out, '\r')
+		case 't':
+			out = append(out, '\t')
+		case 'u':
+			r, ok := hexRune(s, i+2)
+			if !ok {
+				return "", false
+			}
+			i += 6
+			if utf16.IsSurrogate(r) {
+				r2, ok2 := rune(0), false
+				if i+1 < len(s) && s[i] == '\\' && s[i+1] == 'u' {
+					r2, ok2 = hexRune(s, i+2)
+				}
+				if dec := utf16.DecodeRune(r, r2); ok2 && dec != utf8.RuneError {
+					r = dec
+					i += 6
+				} else {
+					r = utf8.RuneError
+				}
+			}
+			out = utf8.AppendRune(out, r)
+			continue
+		default:
+			return "", false
+		}
+		i += 2
 	}
-	return out, true
+	return "", false
+}
+
+func hexRune(s []byte, i int) (rune, bool) {
+	if i+4 > len(s) {
+		return 0, false
+	}
+	var r rune
+	for _, c := range s[i : i+4] {
+		switch {
+		case c >= '0' && c <= '9':
+			r = r<<4 | rune(c-'0')
+		case c >= 'a' && c <= 'f':
+			r = r<<4 | rune(c-'a'+10)
+		case c >= 'A' && c <= 'F':
+			r = r<<4 | rune(c-'A'+10)
+		default:
+			return 0, false
+		}
+	}
+	return r, true
+}
+
+// actionEncoder writes actions in the flat form of actions.Action's
+// MarshalJSON, byte for byte, without encoding/json's reflection walk for
+// the parameter types it knows; others go through MarshalJSON.
+type actionEncoder struct {
+	plans map[reflect.Type][]fieldPlan // read-only after construction
+}
+
+// fieldPlan is how one parameter field is written.
+type fieldPlan struct {
+	index     int
+	key       []byte // "name":
+	kind      reflect.Kind
+	ptr       bool
+	omitEmpty bool
+}
+
+// newActionEncoder prepares plans for the parameter types of reg.
+func newActionEncoder(reg *actions.Registry) *actionEncoder {
+	e := &actionEncoder{plans: map[reflect.Type][]fieldPlan{}}
+	for _, name := range reg.Names() {
+		v, err := reg.New(name)
+		if err != nil {
+			continue
+		}
+		t := reflect.TypeOf(v).Elem()
+		if plan, ok := planFor(t); ok {
+			e.plans[t] = plan
+		}
+	}
+	return e
+}
+
+// planFor describes a struct whose fields are all plain strings, integers
+// or booleans (or pointers to them) with ordinary json tags.
+func planFor(t reflect.Type) ([]fieldPlan, bool) {
+	var plan []fieldPlan
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		if f.Anonymous {
+			return nil, false
+		}
+		if !f.IsExported() {
+			continue
+		}
+		tag := f.Tag.Get("json")
+		if tag == "-" {
+			continue
+		}
+		name, opts, _ := strings.Cut(tag, ",")
+		if name == "" {
+			name = f.Name
+		}
+		fp := fieldPlan{index: i}
+		for _, o := range strings.Split(opts, ",") {
+			switch o {
+			case "omitempty":
+				fp.omitEmpty = true
+			case "", "omitzero":
+				if o == "omitzero" {
+					return nil, false
+				}
+			default:
+				return nil, false
+			}
+		}
+		ft := f.Type
+		if ft.Kind() == reflect.Pointer {
+			fp.ptr = true
+			ft = ft.Elem()
+		}
+		switch ft.Kind() {
+		case reflect.String, reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+			fp.kind = ft.Kind()
+		default:
+			return nil, false
+		}
+		if ft.PkgPath() != "" || ft.Implements(reflect.TypeFor[json.Marshaler]()) {
+			return nil, false // a named type may marshal itself
+		}
+		key := appendJSONString(nil, name)
+		fp.key = append(key, ':')
+		plan = append(plan, fp)
+	}
+	return plan, true
+}
+
+// appendAction writes a in its flat form.
+func (e *actionEncoder) appendAction(dst []byte, a actions.Action) ([]byte, error) {
+	v := reflect.ValueOf(a.Params)
+	if a.Params != nil && v.Kind() == reflect.Pointer && !v.IsNil() {
+		if plan, ok := e.plans[v.Type().Elem()]; ok {
+			st := v.Elem()
+			dst = append(dst, `{"action":`...)
+			dst = appendJSONString(dst, a.Name)
+			for _, fp := range plan {
+				fv := st.Field(fp.index)
+				if fp.ptr {
+					if fv.IsNil() {
+						if fp.omitEmpty {
+							continue
+						}
+						dst = append(dst, ',')
+						dst = append(dst, fp.key...)
+						dst = append(dst, "null"...)
+						continue
+					}
+					fv = fv.Elem()
+				} else if fp.omitEmpty && fv.IsZero() {
+					continue
+				}
+				dst = append(dst, ',')
+				dst = append(dst, fp.key...)
+				switch fp.kind {
+				case reflect.String:
+					dst = appendJSONString(dst, fv.String())
+				case reflect.Bool:
+					dst = strconv.AppendBool(dst, fv.Bool())
+				default:
+					dst = strconv.AppendInt(dst, fv.Int(), 10)
+				}
+			}
+			return append(dst, '}'), nil
+		}
+	}
+	b, err := a.MarshalJSON()
+	if err != nil {
+		return dst, err
+	}
+	return append(dst, b...), nil
+}
+
+// appendJSONString writes s as a JSON string the way encoding/json does:
+// HTML-sensitive characters and U+2028/U+2029 escaped, invalid UTF-8
+// replaced.
+func appendJSONString(dst []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+				i++
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				dst = append(dst, '\\', c)
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			case '\b':
+				dst = append(dst, '\\', 'b')
+			case '\f':
+				dst = append(dst, '\\', 'f')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, '\\', 'u', '2', '0', '2', hex[r&0xF])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
 }
