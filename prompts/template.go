@@ -244,6 +244,16 @@ func (t *Template) wrap(err error) error {
 		line = n + t.bodyLine - 1
 		msg = msg[len(m[0]):]
 	}
+	// Messages such as "unclosed action started at f.md:2" name body
+	// lines too; point them at the file's lines as well.
+	ref := regexp.MustCompile(regexp.QuoteMeta(t.File) + `:(\d+)`)
+	msg = ref.ReplaceAllStringFunc(msg, func(s string) string {
+		n, err := strconv.Atoi(s[len(t.File)+1:])
+		if err != nil {
+			return s
+		}
+		return t.File + ":" + strconv.Itoa(n+t.bodyLine-1)
+	})
 	return &TemplateError{Path: t.Path, Line: line, Err: errors.New(msg)}
 }
 

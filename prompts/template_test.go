@@ -132,3 +132,10 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+func TestErrorReferencesFileLines(t *testing.T) {
+	_, err := Parse("f.md", "dir/f.md", []byte("---\nsection: x\n---\nfirst\n{{.Bot.Name\n"))
+	if err == nil || !strings.Contains(err.Error(), "started at f.md:5") {
+		t.Fatalf("error = %v, want it to point at the opening line 5 of the file", err)
+	}
+}
