@@ -95,6 +95,9 @@ func fixture(platform string, group bool) Input {
 		{ID: 120, ChannelID: ch.ID, PlatformID: "5020", SenderName: "Ada", Content: "@Juni which direction do we look?", Mentioned: true, Time: testNow.Add(-time.Minute)},
 		{ID: 121, ChannelID: ch.ID, PlatformID: "5021", SenderName: "Bo", Content: "and do we need binoculars", Time: testNow},
 	}
+	if !group {
+		in.Incoming[1].SenderName = "Ada"
+	}
 	in.Actions = []state.ActionRecord{
 		{ChannelID: ch.ID, Wake: 6, Name: "send_message", OK: true, Result: "sent", Action: json.RawMessage(`{"action":"send_message","channelId":"` + ch.ID + `","content":"coffee's mine. tea for me, obviously"}`)},
 		{ChannelID: ch.ID, Wake: 6, Name: "continue", OK: true, Result: "waiting for new messages", Action: json.RawMessage(`{"action":"continue"}`)},

@@ -2,6 +2,7 @@ package planner
 
 import (
 	"strings"
+	"unicode/utf8"
 
 	"github.com/airi-go/airi/prompts"
 	"github.com/airi-go/airi/state"
@@ -53,21 +54,24 @@ func historyTurn(m state.Message, channelID string) state.ChatMessage {
 		if ch == "" {
 			ch = channelID
 		}
-		var b strings.Builder
-		b.Grow(len(m.Content) + len(ch) + 64)
-		b.WriteString(`{"action":"send_message","channelId":`)
-		b.WriteString(prompts.Quote(ch))
-		b.WriteString(`,"content":`)
-		b.WriteString(prompts.Quote(m.Content))
+		b := make([]byte, 0, len(m.Content)+len(ch)+len(m.ReplyTo)+64)
+		b = append(b, `{"action":"send_message","channelId":`...)
+		b = prompts.AppendQuote(b, ch)
+		b = append(b, `,"content":`...)
+		b = prompts.AppendQuote(b, m.Content)
 		if m.ReplyTo != "" {
-			b.WriteString(`,"replyTo":`)
-			b.WriteString(prompts.Quote(m.ReplyTo))
+			b = append(b, `,"replyTo":`...)
+			b = prompts.AppendQuote(b, m.ReplyTo)
 		}
-		b.WriteByte('}')
-		return state.ChatMessage{Role: RoleAssistant, Content: b.String()}
+		b = append(b, '}')
+		return state.ChatMessage{Role: RoleAssistant, Content: string(b)}
 	}
 	name := senderName(m.SenderName)
-	return state.ChatMessage{Role: RoleUser, Content: name + ": " + prompts.Quote(m.Content)}
+	b := make([]byte, 0, len(name)+len(m.Content)+8)
+	b = append(b, name...)
+	b = append(b, ':', ' ')
+	b = prompts.AppendQuote(b, m.Content)
+	return state.ChatMessage{Role: RoleUser, Content: string(b)}
 }
 
 // maxNameRunes bounds a sender name shown to the model.
@@ -77,7 +81,9 @@ const maxNameRunes = 48
 // names stay as they are; a name with brackets, quotes, colons or control
 // characters is quoted, so "[System]" cannot look like a runtime tag.
 func senderName(name string) string {
-	name = strings.Join(strings.Fields(name), " ")
+	if !tidy(name) {
+		name = strings.Join(strings.Fields(name), " ")
+	}
 	if r := []rune(name); len(r) > maxNameRunes {
 		name = string(r[:maxNameRunes])
 	}
@@ -85,4 +91,28 @@ func senderName(name string) string {
 		return "someone"
 	}
 	return prompts.Plain(name)
+}
+
+// tidy reports whether s has no white space but single inner spaces, the
+// usual case, so that folding it would change nothing.
+func tidy(s string) bool {
+	prevSpace := true
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= utf8.RuneSelf {
+			return false // non-ASCII may hide other spaces; fold to be sure
+		}
+		if c == ' ' {
+			if prevSpace {
+				return false
+			}
+			prevSpace = true
+			continue
+		}
+		if c < 0x20 || c == 0x7f {
+			return false
+		}
+		prevSpace = false
+	}
+	return !prevSpace || s == ""
 }

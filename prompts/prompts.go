@@ -16,14 +16,13 @@
 package prompts
 
 import (
-	"bytes"
 	"embed"
-	"encoding/json"
 	"io/fs"
 	"strings"
 	"text/template"
 	"time"
 	"unicode"
+	"unicode/utf8"
 )
 
 //go:embed templates/*.md
@@ -115,13 +114,61 @@ type UnreadChannel struct {
 
 // Quote writes s as a JSON string: one line, quotes and line breaks
 // escaped, so chat text stays visibly data. HTML characters and non-ASCII
-// text are kept as they are.
+// text are kept as they are; invalid UTF-8 becomes U+FFFD.
 func Quote(s string) string {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(s) // encoding a string cannot fail
-	return strings.TrimSuffix(buf.String(), "\n")
+	return string(AppendQuote(make([]byte, 0, len(s)+2), s))
+}
+
+const hexDigits = "0123456789abcdef"
+
+// AppendQuote appends s to dst as Quote writes it.
+func AppendQuote(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				dst = append(dst, '\\', c)
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		// U+2028 and U+2029 end lines in some readers.
+		if r == '\u2028' || r == '\u2029' {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
 }
 
 // Plain returns s as it is when it holds only letters, digits, spaces and

@@ -1,6 +1,7 @@
 package prompts
 
 import (
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -138,4 +139,27 @@ func TestErrorReferencesFileLines(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "started at f.md:5") {
 		t.Fatalf("error = %v, want it to point at the opening line 5 of the file", err)
 	}
+}
+
+func FuzzQuote(f *testing.F) {
+	for _, s := range []string{"", "plain", "a\nb\r\t\"\\", "\x00\x1f\x7f", "<b>&amp;</b>", "小明 👋", "\u2028\u2029", "bad \xff\xfe utf8"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		q := Quote(s)
+		if strings.ContainsAny(q, "\n\r") || strings.Contains(q, "\u2028") || strings.Contains(q, "\u2029") {
+			t.Fatalf("Quote(%q) = %q spans lines", s, q)
+		}
+		var got, want string
+		if err := json.Unmarshal([]byte(q), &got); err != nil {
+			t.Fatalf("Quote(%q) = %q is not a JSON string: %v", s, q, err)
+		}
+		ref, _ := json.Marshal(s)
+		if err := json.Unmarshal(ref, &want); err != nil {
+			t.Fatal(err)
+		}
+		if got != want {
+			t.Fatalf("Quote(%q) decodes to %q, encoding/json's to %q", s, got, want)
+		}
+	})
 }
