@@ -1,0 +1,175 @@
+package planner
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"go.uber.org/zap/zaptest"
+
+	"github.com/airi-go/airi/actions"
+	"github.com/airi-go/airi/prompts"
+)
+
+func sectionNames(p Prompt) []string {
+	var out []string
+	for _, s := range p.Sections {
+		if s.Message == 0 {
+			out = append(out, s.Name)
+		}
+	}
+	return out
+}
+
+func TestComputedAndVolatileSections(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "clock.md"), []byte("---\nsection: clock\norder: 330\ncache: volatile\nreason: shows the hour\n---\nLocal hour: {{.Now.Hour}}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "catalog.md"), []byte("---\nsection: catalog\norder: 150\n---\n# Actions\nOnly what the manual says.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	calls := 0
+	memory := Section{Name: "memory", Order: 210, Render: func(d prompts.Data) (string, error) {
+		calls++
+		return "Notes about " + prompts.Quote(d.Channel.Title) + ": they meet at the pier.", nil
+	}}
+	empty := Section{Name: "nothing", Order: 220, Render: func(prompts.Data) (string, error) { return "  \n", nil }}
+	b := newTestBuilder(t, dir, BuilderOptions{Sections: []Section{memory, empty}})
+
+	in := fixture("satori", true)
+	first, err := b.Build(context.Background(), in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Join(sectionNames(first), ",")
+	want := "persona,protocol,catalog,runtime,memory,context,group,language,platform-satori,clock"
+	if got != want {
+		t.Errorf("sections = %s\nwant       %s", got, want)
+	}
+	sys := first.Messages[0].Content
+	if !strings.Contains(sys, "Only what the manual says.") || strings.Contains(sys, "- send_message") {
+		t.Errorf("catalog template did not replace the computed catalog:\n%s", sys)
+	}
+	if !strings.Contains(sys, `Notes about "Harbour Lights": they meet at the pier.`) {
+		t.Errorf("computed section missing:\n%s", sys)
+	}
+	for _, s := range first.Sections {
+		switch s.Name {
+		case "clock":
+			if s.Cache != "volatile" || s.Reason != "shows the hour" {
+				t.Errorf("clock info = %+v", s)
+			}
+		case "memory":
+			if s.Source != "computed" || s.Cache != "static" {
+				t.Errorf("memory info = %+v", s)
+			}
+		}
+	}
+
+	in.Now = in.Now.Add(time.Hour)
+	second, err := b.Build(context.Background(), in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasSuffix(first.Messages[0].Content, "Local hour: 21") || !strings.HasSuffix(second.Messages[0].Content, "Local hour: 22") {
+		t.Errorf("volatile section not rendered per tick:\n%s\n---\n%s", first.Messages[0].Content, second.Messages[0].Content)
+	}
+	if calls != 1 {
+		t.Errorf("static computed section rendered %d times over two ticks, want once", calls)
+	}
+}
+
+func TestTemplateChangeRebuildsSystem(t *testing.T) {
+	dir := t.TempDir()
+	write := func(body string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(dir, "persona.md"), []byte("---\nsection: persona\n---\n"+body+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("You are Pell.")
+	src, err := prompts.Load(dir, zaptest.NewLogger(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg, err := actions.NewBuiltinRegistry(actions.Handlers{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := NewBuilder(src, reg, BuilderOptions{})
+	in := fixture("console", false)
+	build := func() string {
+		t.Helper()
+		p, err := b.Build(context.Background(), in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p.Messages[0].Content
+	}
+	if !strings.HasPrefix(build(), "You are Pell.") {
+		t.Fatal("override not used")
+	}
+	write("You are Pell, edited.")
+	if err := src.Reload(); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(build(), "You are Pell, edited.") {
+		t.Fatal("edited template not picked up by the next build")
+	}
+	write("{{.Broken")
+	if err := src.Reload(); err == nil {
+		t.Fatal("broken template reloaded without error")
+	}
+	if !strings.HasPrefix(build(), "You are Pell, edited.") {
+		t.Fatal("a broken edit changed the prompt")
+	}
+}
+
+func TestBuildHonoursContext(t *testing.T) {
+	b := newTestBuilder(t, "", BuilderOptions{})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := b.Build(ctx, fixture("console", true)); err == nil {
+		t.Fatal("build with a cancelled context succeeded")
+	}
+	if b.HistoryLimit() != DefaultHistoryLimit {
+		t.Errorf("history limit = %d", b.HistoryLimit())
+	}
+}
+
+// Channels tick concurrently; one builder serves them all.
+func TestBuildConcurrent(t *testing.T) {
+	b := newTestBuilder(t, "", BuilderOptions{})
+	want := map[bool]string{}
+	for _, g := range []bool{false, true} {
+		p, err := b.Build(context.Background(), fixture("telegram", g))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want[g] = p.Messages[0].Content
+	}
+	errs := make(chan error, 8)
+	for i := range 8 {
+		go func() {
+			var err error
+			for j := 0; j < 20 && err == nil; j++ {
+				var p Prompt
+				p, err = b.Build(context.Background(), fixture("telegram", i%2 == 0))
+				if err == nil && p.Messages[0].Content != want[i%2 == 0] {
+					err = fmt.Errorf("goroutine %d: system message differs", i)
+				}
+			}
+			errs <- err
+		}()
+	}
+	for range 8 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+}
