@@ -104,12 +104,12 @@ func (c *caller) redact(s string) string {
 	return s
 }
 
-// redactErr rewrites a url.Error so that its URL carries no token, keeping
+// redactErr rewrites a url.Error without its URL (which holds the token), keeping
 // the underlying error reachable for errors.Is (context cancellation).
 func (c *caller) redactErr(err error) error {
 	var ue *url.Error
 	if errors.As(err, &ue) {
-		return &redactedError{msg: fmt.Sprintf("%s %s: %s", c.method(ue.URL), c.redact(ue.URL), c.redact(ue.Err.Error())), err: ue.Err}
+		return &redactedError{msg: fmt.Sprintf("%s: %s", c.method(ue.URL), c.redact(ue.Err.Error())), err: ue.Err}
 	}
 	if msg := c.redact(err.Error()); msg != err.Error() {
 		return &redactedError{msg: msg, err: errors.Unwrap(err)}

@@ -40,7 +40,7 @@ type formatted []span
 // spoilers, inline code, fenced code blocks, links, headings, bullets) into
 // spans. Anything it does not recognise stays literal text.
 func parseMarkdown(src string) formatted {
-	var out formatted
+	out := make(formatted, 0, 8+len(src)/32)
 	lines := strings.SplitAfter(src, "\n")
 	for i := 0; i < len(lines); i++ {
 		line := lines[i]
@@ -75,16 +75,15 @@ func parseMarkdown(src string) formatted {
 			i = j
 			continue
 		}
-		out = append(out, parseLine(line)...)
+		out = appendLine(out, line)
 	}
 	return out.merge()
 }
 
-// parseLine handles the block-level marks of one line (headings, bullets)
+// appendLine handles the block-level marks of one line (headings, bullets)
 // and then its inline marks.
-func parseLine(line string) []span {
+func appendLine(out formatted, line string) formatted {
 	body, nl := strings.CutSuffix(line, "\n")
-	var out []span
 	indent := body[:len(body)-len(strings.TrimLeft(body, " \t"))]
 	rest := body[len(indent):]
 	base := style(0)
@@ -101,7 +100,7 @@ func parseLine(line string) []span {
 	if indent != "" {
 		out = append(out, span{text: indent})
 	}
-	out = append(out, parseInline(rest, base, "")...)
+	out = appendInline(out, rest, base, "")
 	if nl {
 		out = append(out, span{text: "\n"})
 	}
@@ -133,21 +132,21 @@ var inlineMarks = []struct {
 	{"_", styleItalic},
 }
 
-// parseInline parses inline marks of s, every run carrying base and href.
-func parseInline(s string, base style, href string) []span {
-	var out []span
-	var lit strings.Builder
-	flush := func() {
-		if lit.Len() > 0 {
-			out = append(out, span{text: lit.String(), style: base, href: href})
-			lit.Reset()
+// appendInline parses the inline marks of s, every run carrying base and
+// href. Literal runs are slices of s, not copies.
+func appendInline(out formatted, s string, base style, href string) formatted {
+	lit := 0 // start of the pending literal run
+	flush := func(end int) {
+		if end > lit {
+			out = append(out, span{text: s[lit:end], style: base, href: href})
 		}
 	}
 	for i := 0; i < len(s); {
 		c := s[i]
 		switch {
 		case c == '\\' && i+1 < len(s) && isASCIIPunct(s[i+1]):
-			lit.WriteByte(s[i+1])
+			flush(i)
+			lit = i + 1 // the escaped character starts the next run
 			i += 2
 			continue
 		case c == '`':
@@ -159,35 +158,36 @@ func parseInline(s string, base style, href string) []span {
 			if end := strings.Index(s[i+n:], fence); end > 0 {
 				code := s[i+n : i+n+end]
 				if strings.TrimSpace(code) != "" {
-					flush()
+					flush(i)
 					out = append(out, span{text: code, style: base | styleCode, href: href})
 					i += 2*n + end
+					lit = i
 					continue
 				}
 			}
-			lit.WriteString(fence)
 			i += n
 			continue
 		case c == '[' && href == "":
 			if text, target, n, ok := parseLink(s[i:]); ok {
-				flush()
-				out = append(out, parseInline(text, base, target)...)
+				flush(i)
+				out = appendInline(out, text, base, target)
 				i += n
+				lit = i
 				continue
 			}
 		case c == '*' || c == '_' || c == '~' || c == '|':
 			if inner, st, n, ok := matchMark(s, i); ok && base&st == 0 {
-				flush()
-				out = append(out, parseInline(inner, base|st, href)...)
+				flush(i)
+				out = appendInline(out, inner, base|st, href)
 				i += n
+				lit = i
 				continue
 			}
 		}
 		_, size := utf8.DecodeRuneInString(s[i:])
-		lit.WriteString(s[i : i+size])
 		i += size
 	}
-	flush()
+	flush(len(s))
 	return out
 }
 
@@ -281,18 +281,30 @@ func isWordAfter(s string) bool {
 	return unicode.IsLetter(r) || unicode.IsDigit(r)
 }
 
-// merge joins neighbouring spans of the same kind.
+// merge joins neighbouring spans of the same kind, copying each joined
+// run once.
 func (f formatted) merge() formatted {
-	var out formatted
-	for _, s := range f {
-		if s.text == "" {
-			continue
+	same := func(a, b span) bool { return a.style == b.style && a.href == b.href && a.lang == b.lang }
+	out := f[:0]
+	for i := 0; i < len(f); {
+		j, size := i+1, len(f[i].text)
+		for j < len(f) && same(f[i], f[j]) {
+			size += len(f[j].text)
+			j++
 		}
-		if n := len(out); n > 0 && out[n-1].style == s.style && out[n-1].href == s.href && out[n-1].lang == s.lang {
-			out[n-1].text += s.text
-			continue
+		s := f[i]
+		if j > i+1 {
+			var b strings.Builder
+			b.Grow(size)
+			for _, t := range f[i:j] {
+				b.WriteString(t.text)
+			}
+			s.text = b.String()
 		}
-		out = append(out, s)
+		if s.text != "" {
+			out = append(out, s)
+		}
+		i = j
 	}
 	return out
 }

@@ -231,9 +231,13 @@ func (a *Adapter) Connect(ctx context.Context) error {
 	return nil
 }
 
-// errText strips telego's wrapping from an error message.
+// errText is the transport's error without telego's wrapping.
 func errText(err error) string {
-	return strings.TrimPrefix(err.Error(), "telego: getMe: internal execution: ")
+	var te *transportError
+	if errors.As(err, &te) {
+		return te.Error()
+	}
+	return err.Error()
 }
 
 func (a *Adapter) cursorKey() string {

@@ -1,0 +1,78 @@
+package telegram
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/mymmrac/telego"
+	"go.uber.org/zap"
+
+	"github.com/airi-go/airi/adapters/telegram/telegramtest"
+	"github.com/airi-go/airi/state"
+)
+
+type discardInbox struct{ n int }
+
+func (d *discardInbox) Deliver(context.Context, state.Channel, state.Message) error {
+	d.n++
+	return nil
+}
+
+// BenchmarkConvert measures turning one group message with a mention into
+// the runtime's channel and message.
+func BenchmarkConvert(b *testing.B) {
+	a, err := New(Config{Token: telegramtest.DefaultToken}, nil, zap.NewNop())
+	if err != nil {
+		b.Fatal(err)
+	}
+	a.me = telego.User{ID: 7, Username: "airi_test_bot"}
+	m := &telego.Message{
+		MessageID: 12, Date: time.Now().Unix(),
+		Chat:     telego.Chat{ID: -1001234567890, Type: "supergroup", Title: "Owls"},
+		From:     &telego.User{ID: 5, FirstName: "Ann", LastName: "Lee"},
+		Text:     "hey @airi_test_bot, what do you think about this long-ish message? 😀",
+		Entities: []telego.MessageEntity{{Type: "mention", Offset: 4, Length: 14}},
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, msg, ok := a.convert(m); !ok || !msg.Mentioned {
+			b.Fatal("not converted")
+		}
+	}
+}
+
+// BenchmarkPollBatch measures one getUpdates round trip with 100 queued
+// messages against the fake server on loopback, delivered one by one.
+func BenchmarkPollBatch(b *testing.B) {
+	srv := telegramtest.Start(telegramtest.Options{})
+	defer srv.Close()
+	a, err := New(Config{Token: srv.Token(), APIBaseURL: srv.URL(), PollTimeout: time.Second}, nil, zap.NewNop())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer a.ownHTTP.CloseIdleConnections()
+	ctx := context.Background()
+	if err := a.Connect(ctx); err != nil {
+		b.Fatal(err)
+	}
+	user := telegramtest.User{ID: 5, FirstName: "Ann"}
+	chat := telegramtest.Chat{ID: -100500, Type: telegramtest.Supergroup, Title: "Owls"}
+	inbox := &discardInbox{}
+	offset := 0
+	b.ReportAllocs()
+	for b.Loop() {
+		b.StopTimer()
+		for range 100 {
+			srv.Post(telegramtest.Incoming{Chat: chat, From: user, Text: "hello @airi_test_bot"})
+		}
+		b.StartTimer()
+		offset, err = a.Poll(ctx, inbox, offset)
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	if inbox.n != 100*b.N {
+		b.Fatalf("delivered %d of %d", inbox.n, 100*b.N)
+	}
+}
