@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"sort"
 	"strconv"
+	"strings"
 )
 
 // Opcodes of the Satori WebSocket signalling.
@@ -131,16 +133,85 @@ type wireGuild struct {
 }
 
 type wireMessage struct {
-	ID        flexString   `json:"id"`
-	MessageID flexString   `json:"message_id"` // older revision
-	Content   string       `json:"content"`
-	Channel   *wireChannel `json:"channel"`
-	Guild     *wireGuild   `json:"guild"`
-	User      *wireUser    `json:"user"`
-	Member    *wireMember  `json:"member"`
-	Quote     *wireMessage `json:"quote"`
-	CreatedAt flexInt      `json:"created_at"`
-	Timestamp flexInt      `json:"timestamp"` // older revision
+	ID        flexString    `json:"id"`
+	MessageID flexString    `json:"message_id"` // older revision
+	Content   string        `json:"content"`
+	Elements  []wireElement `json:"elements"` // older servers send the tree instead of content
+	Channel   *wireChannel  `json:"channel"`
+	Guild     *wireGuild    `json:"guild"`
+	User      *wireUser     `json:"user"`
+	Member    *wireMember   `json:"member"`
+	Quote     *wireMessage  `json:"quote"`
+	CreatedAt flexInt       `json:"created_at"`
+	Timestamp flexInt       `json:"timestamp"` // older revision
+}
+
+// wireElement is a message element as JSON: {type, attrs, children}.
+type wireElement struct {
+	Type     string         `json:"type"`
+	Attrs    map[string]any `json:"attrs"`
+	Children []wireElement  `json:"children"`
+}
+
+// content returns the message markup, rebuilt from the element tree when
+// the server sent no content string.
+func (m *wireMessage) content() string {
+	if m.Content != "" || len(m.Elements) == 0 {
+		return m.Content
+	}
+	var b strings.Builder
+	writeElements(&b, m.Elements, 0)
+	return b.String()
+}
+
+// maxElementDepth bounds the nesting rebuilt from an element tree.
+const maxElementDepth = 64
+
+func writeElements(b *strings.Builder, els []wireElement, depth int) {
+	if depth > maxElementDepth {
+		return
+	}
+	for _, el := range els {
+		if el.Type == "text" {
+			if s, ok := el.Attrs["content"].(string); ok {
+				b.WriteString(Escape(s))
+			}
+			continue
+		}
+		if el.Type == "" || !isNameStart(el.Type[0]) {
+			writeElements(b, el.Children, depth+1)
+			continue
+		}
+		b.WriteString("<" + el.Type)
+		keys := make([]string, 0, len(el.Attrs))
+		for k := range el.Attrs {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			if k == "" || !isNameStart(k[0]) {
+				continue
+			}
+			switch v := el.Attrs[k].(type) {
+			case nil:
+			case string:
+				b.WriteString(" " + k + `="` + Escape(v) + `"`)
+			case bool:
+				if v {
+					b.WriteString(" " + k)
+				}
+			default:
+				b.WriteString(" " + k + `="` + Escape(fmt.Sprint(v)) + `"`)
+			}
+		}
+		if len(el.Children) == 0 {
+			b.WriteString("/>")
+			continue
+		}
+		b.WriteString(">")
+		writeElements(b, el.Children, depth+1)
+		b.WriteString("</" + el.Type + ">")
+	}
 }
 
 func (m *wireMessage) id() string {

@@ -34,7 +34,7 @@ func (a *Adapter) convert(ev *wireEvent, now time.Time) (state.Channel, state.Me
 	var quoteID, msgID string
 	var ts int64
 	if m := ev.Message; m != nil {
-		raw = m.Content
+		raw = m.content()
 		msgID = m.id()
 		if m.Quote != nil {
 			quoteID = m.Quote.id()

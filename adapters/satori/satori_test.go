@@ -167,6 +167,7 @@ func start(t *testing.T, cfg satori.Config, cur satori.Cursors, in satori.Inbox)
 	select {
 	case <-a.Ready():
 	case err := <-done:
+		done <- nil // for the cleanup
 		t.Fatalf("Run ended before ready: %v", err)
 	case <-time.After(10 * time.Second):
 		t.Fatal("adapter not ready")
@@ -621,4 +622,33 @@ func TestSlowDeliveryKeepsConnection(t *testing.T) {
 	if n := len(srv.Identifies()); n != 1 {
 		t.Errorf("slow delivery caused %d identifies, want 1", n)
 	}
+}
+
+// Servers built on Satori 3 send the element tree instead of content;
+// other event types are skipped but still advance the cursor.
+func TestElementTreeAndOtherEvents(t *testing.T) {
+	srv := satoritest.NewServer(satoritest.Options{Revision: satoritest.Legacy})
+	defer srv.Close()
+	in := newInbox()
+	cur := &cursors{}
+	a := start(t, testConfig(srv), cur, in)
+	srv.PushEvent("guild-member-added", 0, map[string]any{"guild": map[string]any{"id": "g"}, "user": map[string]any{"id": "u9"}})
+	srv.PushEvent("message-created", 0, map[string]any{
+		"channel": map[string]any{"id": "g", "type": 0},
+		"guild":   map[string]any{"id": "g"},
+		"user":    map[string]any{"id": "u1", "name": "Ann"},
+		"message": map[string]any{"id": "e1", "elements": []any{
+			map[string]any{"type": "at", "attrs": map[string]any{"id": "bot", "name": "Bot"}, "children": []any{}},
+			map[string]any{"type": "text", "attrs": map[string]any{"content": " 1 < 2 & "}, "children": []any{}},
+			map[string]any{"type": "img", "attrs": map[string]any{"src": "https://x/y.png", "width": 100}, "children": []any{}},
+			map[string]any{"type": "b", "attrs": map[string]any{}, "children": []any{
+				map[string]any{"type": "text", "attrs": map[string]any{"content": "bold"}, "children": []any{}},
+			}},
+		}},
+	})
+	got := in.wait(t, 1)
+	if m := got[0].msg; m.Content != "@Bot 1 < 2 & [image]bold" || !m.Mentioned || m.PlatformID != "e1" {
+		t.Errorf("message from elements = %+v", m)
+	}
+	cur.wait(t, a.CursorKey(), "2")
 }
