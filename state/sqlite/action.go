@@ -13,13 +13,15 @@ import (
 // kept history start with one.
 const continueName = "continue"
 
+const trimCountSQL = `SELECT count(*) FROM actions WHERE channel_id = ?`
+
 // AppendAction adds an action record to a channel's history and returns its id.
 func (s *Store) AppendAction(ctx context.Context, rec state.ActionRecord) (int64, error) {
 	if rec.ChannelID == "" {
 		return 0, errors.New("append action: empty channel id")
 	}
 	var id int64
-	err := s.writer.QueryRowContext(ctx, `
+	err := s.row(ctx, s.writer, `
 INSERT INTO actions (channel_id, wake, action, name, reasoning, ok, result, time)
 VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
 		rec.ChannelID, rec.Wake, encRaw(rec.Action), rec.Name, rec.Reasoning, boolInt(rec.OK), rec.Result, encTime(rec.Time),
@@ -33,7 +35,7 @@ VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
 // Actions returns the newest limit action records of a channel, oldest
 // first (limit <= 0 means all).
 func (s *Store) Actions(ctx context.Context, channelID string, limit int) ([]state.ActionRecord, error) {
-	rows, err := s.reader.QueryContext(ctx, `
+	rows, err := s.query(ctx, `
 SELECT id, channel_id, wake, action, name, reasoning, ok, result, time FROM actions
 WHERE channel_id = ? ORDER BY id DESC LIMIT ?`, channelID, limitArg(limit))
 	if err != nil {
@@ -65,7 +67,7 @@ WHERE channel_id = ? ORDER BY id DESC LIMIT ?`, channelID, limitArg(limit))
 
 // ClearActions forgets a channel's action history.
 func (s *Store) ClearActions(ctx context.Context, channelID string) error {
-	if _, err := s.writer.ExecContext(ctx, `DELETE FROM actions WHERE channel_id = ?`, channelID); err != nil {
+	if _, err := s.exec(ctx, `DELETE FROM actions WHERE channel_id = ?`, channelID); err != nil {
 		return fmt.Errorf("clear actions of %q: %w", channelID, err)
 	}
 	return nil
@@ -80,7 +82,7 @@ func (s *Store) ClearActions(ctx context.Context, channelID string) error {
 func (s *Store) TrimActions(ctx context.Context, channelID string, keep, over int) error {
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		var n int
-		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM actions WHERE channel_id = ?`, channelID).Scan(&n); err != nil {
+		if err := s.txRow(ctx, tx, s.writer, trimCountSQL, channelID).Scan(&n); err != nil {
 			return err
 		}
 		if n <= over || n <= keep {

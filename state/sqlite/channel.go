@@ -25,7 +25,7 @@ func (s *Store) UpsertChannel(ctx context.Context, ch state.Channel) error {
 		}
 		members = string(b)
 	}
-	_, err := s.writer.ExecContext(ctx, `
+	_, err := s.exec(ctx, `
 INSERT INTO channels (id, platform, native_id, grp, title, members)
 VALUES (?1, ?2, ?3, ?4, ?5, coalesce(?6, '[]'))
 ON CONFLICT (id) DO UPDATE SET
@@ -43,7 +43,7 @@ ON CONFLICT (id) DO UPDATE SET
 
 const channelCols = `id, platform, native_id, grp, title, members`
 
-func scanChannel(sc interface{ Scan(...any) error }) (state.Channel, error) {
+func scanChannel(sc scanner) (state.Channel, error) {
 	var (
 		ch      state.Channel
 		members string
@@ -61,7 +61,7 @@ func scanChannel(sc interface{ Scan(...any) error }) (state.Channel, error) {
 
 // Channel returns one channel, or state.ErrNotFound.
 func (s *Store) Channel(ctx context.Context, id string) (state.Channel, error) {
-	ch, err := scanChannel(s.reader.QueryRowContext(ctx, `SELECT `+channelCols+` FROM channels WHERE id = ?`, id))
+	ch, err := scanChannel(s.row(ctx, s.reader, `SELECT `+channelCols+` FROM channels WHERE id = ?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return state.Channel{}, fmt.Errorf("get channel %q: %w", id, state.ErrNotFound)
 	}
@@ -73,7 +73,7 @@ func (s *Store) Channel(ctx context.Context, id string) (state.Channel, error) {
 
 // Channels returns every known channel ordered by id.
 func (s *Store) Channels(ctx context.Context) ([]state.Channel, error) {
-	rows, err := s.reader.QueryContext(ctx, `SELECT `+channelCols+` FROM channels ORDER BY id`)
+	rows, err := s.query(ctx, `SELECT `+channelCols+` FROM channels ORDER BY id`)
 	if err != nil {
 		return nil, fmt.Errorf("list channels: %w", err)
 	}

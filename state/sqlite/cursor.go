@@ -10,7 +10,7 @@ import (
 // Cursor returns a stored adapter cursor, or "" when unset.
 func (s *Store) Cursor(ctx context.Context, key string) (string, error) {
 	var v string
-	err := s.reader.QueryRowContext(ctx, `SELECT value FROM cursors WHERE key = ?`, key).Scan(&v)
+	err := s.row(ctx, s.reader, `SELECT value FROM cursors WHERE key = ?`, key).Scan(&v)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", nil
 	}
@@ -25,7 +25,7 @@ func (s *Store) SetCursor(ctx context.Context, key, value string) error {
 	if key == "" {
 		return errors.New("set cursor: empty key")
 	}
-	_, err := s.writer.ExecContext(ctx, `INSERT INTO cursors (key, value) VALUES (?, ?)
+	_, err := s.exec(ctx, `INSERT INTO cursors (key, value) VALUES (?, ?)
 ON CONFLICT (key) DO UPDATE SET value = excluded.value`, key, value)
 	if err != nil {
 		return fmt.Errorf("set cursor %q: %w", key, err)

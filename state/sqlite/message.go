@@ -12,7 +12,7 @@ import (
 
 const messageCols = `id, channel_id, platform_id, sender_id, sender_name, self, content, reply_to, mentioned, time, read`
 
-func scanMessage(sc interface{ Scan(...any) error }) (state.Message, error) {
+func scanMessage(sc scanner) (state.Message, error) {
 	var (
 		m state.Message
 		t int64
@@ -39,6 +39,18 @@ func scanMessages(rows *sql.Rows, err error) ([]state.Message, error) {
 	return out, rows.Err()
 }
 
+const (
+	ingestInsertSQL = `INSERT INTO messages (channel_id, platform_id, sender_id, sender_name, self, content, reply_to, mentioned, time, read)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+ON CONFLICT DO NOTHING
+RETURNING id`
+	ingestExistingSQL = `SELECT ` + messageCols + ` FROM messages
+WHERE channel_id = ? AND platform_id = ? AND platform_id <> ''`
+	historyCountSQL = `SELECT coalesce((SELECT n FROM history_counts WHERE channel_id = ?), 0)`
+	historySQL      = `SELECT ` + messageCols + ` FROM messages
+WHERE channel_id = ? AND read = 1 ORDER BY id DESC LIMIT ?`
+)
+
 // Ingest stores an incoming message durably; see state.Store. The insert
 // and the unread flag are one statement, so a message is either absent or
 // stored and unread (or read, for the bot's own). On a duplicate the stored
@@ -53,11 +65,7 @@ func (s *Store) Ingest(ctx context.Context, msg state.Message) (state.Message, b
 
 	var isNew bool
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		err := tx.QueryRowContext(ctx, `
-INSERT INTO messages (channel_id, platform_id, sender_id, sender_name, self, content, reply_to, mentioned, time, read)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-ON CONFLICT DO NOTHING
-RETURNING id`,
+		err := s.txRow(ctx, tx, s.writer, ingestInsertSQL,
 			msg.ChannelID, msg.PlatformID, msg.SenderID, msg.SenderName, boolInt(msg.Self),
 			msg.Content, msg.ReplyTo, boolInt(msg.Mentioned), encTime(msg.Time), boolInt(msg.Read),
 		).Scan(&msg.ID)
@@ -69,8 +77,7 @@ RETURNING id`,
 			return err
 		}
 		// Nothing inserted: the (channel, platform id) pair exists.
-		msg, err = scanMessage(tx.QueryRowContext(ctx, `SELECT `+messageCols+` FROM messages
-WHERE channel_id = ? AND platform_id = ? AND platform_id <> ''`, msg.ChannelID, msg.PlatformID))
+		msg, err = scanMessage(s.txRow(ctx, tx, s.writer, ingestExistingSQL, msg.ChannelID, msg.PlatformID))
 		return err
 	})
 	if err != nil {
@@ -90,7 +97,7 @@ func limitArg(limit int) int {
 // Unread returns up to limit unread messages of a channel, oldest first
 // (limit <= 0 means all).
 func (s *Store) Unread(ctx context.Context, channelID string, limit int) ([]state.Message, error) {
-	out, err := scanMessages(s.reader.QueryContext(ctx, `SELECT `+messageCols+` FROM messages
+	out, err := scanMessages(s.query(ctx, `SELECT `+messageCols+` FROM messages
 WHERE channel_id = ? AND read = 0 ORDER BY id LIMIT ?`, channelID, limitArg(limit)))
 	if err != nil {
 		return nil, fmt.Errorf("unread messages of %q: %w", channelID, err)
@@ -100,7 +107,7 @@ WHERE channel_id = ? AND read = 0 ORDER BY id LIMIT ?`, channelID, limitArg(limi
 
 // UnreadCounts returns the number of unread messages per channel id.
 func (s *Store) UnreadCounts(ctx context.Context) (map[string]int, error) {
-	rows, err := s.reader.QueryContext(ctx, `SELECT channel_id, count(*) FROM messages WHERE read = 0 GROUP BY channel_id`)
+	rows, err := s.query(ctx, `SELECT channel_id, count(*) FROM messages WHERE read = 0 GROUP BY channel_id`)
 	if err != nil {
 		return nil, fmt.Errorf("count unread: %w", err)
 	}
@@ -134,7 +141,7 @@ func (s *Store) MarkRead(ctx context.Context, ids []int64) error {
 	if err != nil {
 		return fmt.Errorf("mark read: %w", err)
 	}
-	_, err = s.writer.ExecContext(ctx,
+	_, err = s.exec(ctx,
 		`UPDATE messages SET read = 1 WHERE read = 0 AND id IN (SELECT value FROM json_each(?))`, string(arr))
 	if err != nil {
 		return fmt.Errorf("mark %d messages read: %w", len(ids), err)
@@ -150,13 +157,15 @@ func (s *Store) History(ctx context.Context, channelID string, limit int) ([]sta
 		total int
 	)
 	err := s.read(ctx, func(tx *sql.Tx) error {
-		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM messages WHERE channel_id = ? AND read = 1`,
+		if err := s.txRow(ctx, tx, s.reader, historyCountSQL,
 			channelID).Scan(&total); err != nil {
 			return err
 		}
-		var err error
-		msgs, err = scanMessages(tx.QueryContext(ctx, `SELECT `+messageCols+` FROM messages
-WHERE channel_id = ? AND read = 1 ORDER BY id DESC LIMIT ?`, channelID, limitArg(limit)))
+		st, err := s.txStmt(ctx, tx, s.reader, historySQL)
+		if err != nil {
+			return err
+		}
+		msgs, err = scanMessages(st.QueryContext(ctx, channelID, limitArg(limit)))
 		return err
 	})
 	if err != nil {
@@ -172,7 +181,7 @@ WHERE channel_id = ? AND read = 1 ORDER BY id DESC LIMIT ?`, channelID, limitArg
 func (s *Store) LastMessageID(ctx context.Context, channelID string) (int64, error) {
 	var id int64
 	// Two index seeks (unread and read) instead of a scan of the channel.
-	err := s.reader.QueryRowContext(ctx, `SELECT max(
+	err := s.row(ctx, s.reader, `SELECT max(
 	coalesce((SELECT max(id) FROM messages WHERE channel_id = ?1 AND read = 0), 0),
 	coalesce((SELECT max(id) FROM messages WHERE channel_id = ?1 AND read = 1), 0))`, channelID).Scan(&id)
 	if err != nil {
@@ -185,7 +194,7 @@ func (s *Store) LastMessageID(ctx context.Context, channelID string) (int64, err
 // channel when f.ChannelID is set, with a Time at or after f.Since when it
 // is set.
 func (s *Store) Events(ctx context.Context, f state.TickFilter) ([]state.Message, error) {
-	out, err := scanMessages(s.reader.QueryContext(ctx, `SELECT `+messageCols+` FROM messages
+	out, err := scanMessages(s.query(ctx, `SELECT `+messageCols+` FROM messages
 WHERE self = 0 AND (?1 = '' OR channel_id = ?1) AND (?2 = 0 OR time >= ?2) ORDER BY id`,
 		f.ChannelID, encTime(f.Since)))
 	if err != nil {

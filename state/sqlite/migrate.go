@@ -96,6 +96,24 @@ CREATE TABLE cursors (
 	value TEXT NOT NULL
 );
 `,
+	// 2: the size of each channel's history (read and own messages), kept
+	// by triggers so that History does not count the channel every tick.
+	`
+CREATE TABLE history_counts (
+	channel_id TEXT PRIMARY KEY,
+	n          INTEGER NOT NULL
+);
+INSERT INTO history_counts (channel_id, n)
+	SELECT channel_id, count(*) FROM messages WHERE read = 1 GROUP BY channel_id;
+CREATE TRIGGER messages_history_insert AFTER INSERT ON messages WHEN new.read = 1 BEGIN
+	INSERT INTO history_counts (channel_id, n) VALUES (new.channel_id, 1)
+		ON CONFLICT (channel_id) DO UPDATE SET n = n + 1;
+END;
+CREATE TRIGGER messages_history_read AFTER UPDATE OF read ON messages WHEN new.read = 1 AND old.read = 0 BEGIN
+	INSERT INTO history_counts (channel_id, n) VALUES (new.channel_id, 1)
+		ON CONFLICT (channel_id) DO UPDATE SET n = n + 1;
+END;
+`,
 }
 
 // SchemaVersion is the schema version this build creates and understands.

@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"context"
+	"database/sql"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -74,5 +75,46 @@ func TestMigrate(t *testing.T) {
 	_, err = Open(ctx, path, zaptest.NewLogger(t))
 	if err == nil || !strings.Contains(err.Error(), "newer") {
 		t.Errorf("Open of a newer schema = %v, want an error naming it newer", err)
+	}
+}
+
+// TestMigrateHistoryCounts opens a database left at version 1 with
+// messages in it: migration 2 counts the existing history.
+func TestMigrateHistoryCounts(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "airi.db")
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stmts := []string{migrations[0], "PRAGMA user_version = 1",
+		`INSERT INTO messages (channel_id, content, time, read) VALUES ('a', 'x', 1, 1), ('a', 'y', 2, 1), ('a', 'z', 3, 0), ('b', 'w', 4, 1)`}
+	for _, q := range stmts {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	db.Close()
+
+	s, err := Open(ctx, path, zaptest.NewLogger(t))
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	defer s.Close()
+	for ch, want := range map[string]int{"a": 2, "b": 1, "c": 0} {
+		if _, total, err := s.History(ctx, ch, 1); err != nil || total != want {
+			t.Errorf("History(%s) total = %d, %v; want %d", ch, total, err, want)
+		}
+	}
+	// The triggers keep counting from there.
+	u, err := s.Unread(ctx, "a", 0)
+	if err != nil || len(u) != 1 {
+		t.Fatalf("Unread = %v, %v", u, err)
+	}
+	if err := s.MarkRead(ctx, []int64{u[0].ID}); err != nil {
+		t.Fatal(err)
+	}
+	if _, total, _ := s.History(ctx, "a", 1); total != 3 {
+		t.Errorf("History(a) total after MarkRead = %d, want 3", total)
 	}
 }

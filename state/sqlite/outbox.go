@@ -26,7 +26,7 @@ func (s *Store) AddOutbox(ctx context.Context, e state.OutboxEntry) (int64, erro
 		e.Updated = e.Created
 	}
 	var id int64
-	err := s.writer.QueryRowContext(ctx, `
+	err := s.row(ctx, s.writer, `
 INSERT INTO outbox (channel_id, content, reply_to, state, platform_id, error, created, updated)
 VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
 		e.ChannelID, e.Content, e.ReplyTo, string(e.State), e.PlatformID, e.Error, encTime(e.Created), encTime(e.Updated),
@@ -43,7 +43,7 @@ func (s *Store) SetOutboxState(ctx context.Context, id int64, st state.OutboxSta
 	if st == "" {
 		return fmt.Errorf("set outbox entry %d state: empty state", id)
 	}
-	res, err := s.writer.ExecContext(ctx, `UPDATE outbox SET state = ?, platform_id = ?, error = ?, updated = ? WHERE id = ?`,
+	res, err := s.exec(ctx, `UPDATE outbox SET state = ?, platform_id = ?, error = ?, updated = ? WHERE id = ?`,
 		string(st), platformID, errText, encTime(s.Now()), id)
 	if err != nil {
 		return fmt.Errorf("set outbox entry %d state: %w", id, err)
@@ -61,7 +61,7 @@ func (s *Store) SetOutboxState(ctx context.Context, id int64, st state.OutboxSta
 // PendingOutbox returns the entries still pending, in id order, across
 // every channel.
 func (s *Store) PendingOutbox(ctx context.Context) ([]state.OutboxEntry, error) {
-	rows, err := s.reader.QueryContext(ctx, `
+	rows, err := s.query(ctx, `
 SELECT id, channel_id, content, reply_to, state, platform_id, error, created, updated
 FROM outbox WHERE state = 'pending' ORDER BY id`)
 	if err != nil {

@@ -44,8 +44,18 @@ type Store struct {
 	writer *sql.DB // one connection: writes are serialized here
 	reader *sql.DB // read-only connections
 
+	// stmts caches prepared statements by query text, per pool: parsing
+	// is a large share of a small statement's cost.
+	mu    sync.Mutex
+	stmts map[stmtKey]*sql.Stmt
+
 	closeOnce sync.Once
 	closeErr  error
+}
+
+type stmtKey struct {
+	db    *sql.DB
+	query string
 }
 
 // Open opens (creating it and its parent directory if needed) the database
@@ -67,7 +77,7 @@ func Open(ctx context.Context, path string, logger *zap.Logger) (_ *Store, err e
 		}
 	}
 
-	s := &Store{Now: time.Now, path: path, logger: logger.Named("sqlite")}
+	s := &Store{Now: time.Now, path: path, logger: logger.Named("sqlite"), stmts: map[stmtKey]*sql.Stmt{}}
 	defer func() {
 		if err != nil {
 			_ = s.Close()
@@ -104,6 +114,13 @@ func Open(ctx context.Context, path string, logger *zap.Logger) (_ *Store, err e
 	if err := s.reader.PingContext(ctx); err != nil {
 		return nil, fmt.Errorf("open sqlite store %q: %w", path, err)
 	}
+	for db, queries := range s.txQueries() {
+		for _, q := range queries {
+			if _, err := s.prepare(ctx, db, q); err != nil {
+				return nil, fmt.Errorf("open sqlite store %q: prepare: %w", path, err)
+			}
+		}
+	}
 	return s, nil
 }
 
@@ -114,6 +131,12 @@ func (s *Store) Path() string { return s.path }
 func (s *Store) Close() error {
 	s.closeOnce.Do(func() {
 		var errs []error
+		s.mu.Lock()
+		for _, st := range s.stmts {
+			errs = append(errs, st.Close())
+		}
+		s.stmts = nil
+		s.mu.Unlock()
 		if s.reader != nil {
 			errs = append(errs, s.reader.Close())
 		}
@@ -128,6 +151,106 @@ func (s *Store) Close() error {
 		}
 	})
 	return s.closeErr
+}
+
+// prepare returns the cached prepared statement for query on db. The
+// lock is not held while preparing, which waits for a connection of db.
+func (s *Store) prepare(ctx context.Context, db *sql.DB, query string) (*sql.Stmt, error) {
+	k := stmtKey{db, query}
+	s.mu.Lock()
+	st, ok := s.stmts[k]
+	closed := s.stmts == nil
+	s.mu.Unlock()
+	if ok {
+		return st, nil
+	}
+	if closed {
+		return nil, errors.New("store closed")
+	}
+	st, err := db.PrepareContext(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if prev, ok := s.stmts[k]; ok { // prepared meanwhile by another caller
+		_ = st.Close()
+		return prev, nil
+	}
+	if s.stmts == nil {
+		_ = st.Close()
+		return nil, errors.New("store closed")
+	}
+	s.stmts[k] = st
+	return st, nil
+}
+
+// exec runs a write statement on the writer connection.
+func (s *Store) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	st, err := s.prepare(ctx, s.writer, query)
+	if err != nil {
+		return nil, err
+	}
+	return st.ExecContext(ctx, args...)
+}
+
+// scanner is a *sql.Row or *sql.Rows.
+type scanner interface{ Scan(dest ...any) error }
+
+// errRow is a scanner that fails with the error that kept the query from running.
+type errRow struct{ err error }
+
+func (r errRow) Scan(...any) error { return r.err }
+
+// row runs a one-row statement on db (the writer for RETURNING, the reader
+// otherwise).
+func (s *Store) row(ctx context.Context, db *sql.DB, query string, args ...any) scanner {
+	st, err := s.prepare(ctx, db, query)
+	if err != nil {
+		return errRow{err}
+	}
+	return st.QueryRowContext(ctx, args...)
+}
+
+// query runs a read statement on the read pool.
+func (s *Store) query(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	st, err := s.prepare(ctx, s.reader, query)
+	if err != nil {
+		return nil, err
+	}
+	return st.QueryContext(ctx, args...)
+}
+
+// txStmt returns query prepared for tx, reusing the statement of db (the
+// pool tx belongs to) that Open prepared. It never prepares on db itself:
+// that would wait for a connection while tx holds one, and the writer has
+// only one.
+func (s *Store) txStmt(ctx context.Context, tx *sql.Tx, db *sql.DB, query string) (*sql.Stmt, error) {
+	s.mu.Lock()
+	st, ok := s.stmts[stmtKey{db, query}]
+	s.mu.Unlock()
+	if ok {
+		return tx.StmtContext(ctx, st), nil
+	}
+	return tx.PrepareContext(ctx, query)
+}
+
+// txQueries are the statements run inside transactions, prepared at Open
+// for txStmt.
+func (s *Store) txQueries() map[*sql.DB][]string {
+	return map[*sql.DB][]string{
+		s.writer: {ingestInsertSQL, ingestExistingSQL, trimCountSQL},
+		s.reader: {historyCountSQL, historySQL},
+	}
+}
+
+// txRow runs a one-row statement in tx.
+func (s *Store) txRow(ctx context.Context, tx *sql.Tx, db *sql.DB, query string, args ...any) scanner {
+	st, err := s.txStmt(ctx, tx, db, query)
+	if err != nil {
+		return errRow{err}
+	}
+	return st.QueryRowContext(ctx, args...)
 }
 
 // write runs fn in one write transaction and commits it.

@@ -32,7 +32,7 @@ func (s *Store) AddTick(ctx context.Context, t state.Tick) (int64, error) {
 		notes = string(b)
 	}
 	var id int64
-	err = s.writer.QueryRowContext(ctx, `
+	err = s.row(ctx, s.writer, `
 INSERT INTO ticks (channel_id, wake, trigger, now, request, raw, reasoning,
 	prompt_tokens, completion_tokens, cached_tokens, latency_ms,
 	action, parse_error, model_error, notes, result, ok, effects)
@@ -50,7 +50,7 @@ VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
 // Ticks returns tick records in id order: of one channel when f.ChannelID
 // is set, with Now at or after f.Since when it is set.
 func (s *Store) Ticks(ctx context.Context, f state.TickFilter) ([]state.Tick, error) {
-	rows, err := s.reader.QueryContext(ctx, `
+	rows, err := s.query(ctx, `
 SELECT id, channel_id, wake, trigger, now, request, raw, reasoning,
 	prompt_tokens, completion_tokens, cached_tokens, latency_ms,
 	action, parse_error, model_error, notes, result, ok, effects
