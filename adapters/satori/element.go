@@ -45,14 +45,14 @@ var placeholders = map[string]string{
 // not well-formed markup (a stray '<', an unclosed tag, an unmatched end
 // tag) is kept as text.
 func ParseContent(s string) Content {
-	r := renderer{}
+	r := renderer{src: s}
 	sc := scanner{src: s}
 	for {
 		tok, ok := sc.next()
 		if !ok {
 			break
 		}
-		r.token(tok, sc.src[sc.pos:])
+		r.token(tok, sc.pos)
 	}
 	return Content{
 		Text:       strings.TrimRight(r.out.String(), "\n"),
@@ -216,6 +216,8 @@ func scanTag(src string, i int) (token, int, bool) {
 // content is hidden (a quote, an at, media) are tracked with a depth
 // counter so that their children produce nothing.
 type renderer struct {
+	src      string
+	lastEnd  map[string]int // name → offset of its last end tag in src
 	out      strings.Builder
 	quoteID  string
 	mentions []string
@@ -250,7 +252,12 @@ func (r *renderer) newline() {
 	}
 }
 
-func (r *renderer) token(t token, rest string) {
+// maxOpen bounds the element nesting tracked; deeper start tags are
+// treated as text containers that are never closed, which keeps end-tag
+// matching linear on hostile input.
+const maxOpen = 256
+
+func (r *renderer) token(t token, pos int) {
 	switch t.kind {
 	case tokText:
 		if r.hidden == 0 {
@@ -259,7 +266,7 @@ func (r *renderer) token(t token, rest string) {
 	case tokStart:
 		// An element written HTML-style without its end tag (<img src=x>)
 		// must not swallow the text after it.
-		if hides(t.name) && !t.selfClosing && !hasEndTag(rest, t.name) {
+		if hides(t.name) && !t.selfClosing && !r.hasEndTag(t.name, pos) {
 			t.selfClosing = true
 		}
 		r.start(t)
@@ -295,7 +302,7 @@ func (r *renderer) start(t token) {
 	case t.name == "a" && visible && t.selfClosing:
 		r.out.WriteString(t.attrs["href"])
 	}
-	if t.selfClosing || t.name == "br" {
+	if t.selfClosing || t.name == "br" || len(r.open) >= maxOpen {
 		return
 	}
 	r.open = append(r.open, t.name)
@@ -304,19 +311,30 @@ func (r *renderer) start(t token) {
 	}
 }
 
-// hasEndTag reports whether rest contains an end tag for name.
-func hasEndTag(rest, name string) bool {
-	for {
-		i := strings.Index(rest, "</")
-		if i < 0 {
-			return false
-		}
-		rest = rest[i+2:]
-		if len(rest) >= len(name) && strings.EqualFold(rest[:len(name)], name) &&
-			(len(rest) == len(name) || !isNameByte(rest[len(name)])) {
-			return true
+// hasEndTag reports whether an end tag for name follows offset pos. The
+// offsets of the last end tag of every name are found in one pass.
+func (r *renderer) hasEndTag(name string, pos int) bool {
+	if r.lastEnd == nil {
+		r.lastEnd = make(map[string]int)
+		src := r.src
+		for i := 0; ; {
+			j := strings.Index(src[i:], "</")
+			if j < 0 {
+				break
+			}
+			k := i + j + 2
+			e := k
+			for e < len(src) && isNameByte(src[e]) {
+				e++
+			}
+			if e > k {
+				r.lastEnd[strings.ToLower(src[k:e])] = i + j
+			}
+			i = k
 		}
 	}
+	last, ok := r.lastEnd[name]
+	return ok && last >= pos
 }
 
 func atText(attrs map[string]string) string {
@@ -370,8 +388,10 @@ func decodeEntities(s string) string {
 	for i >= 0 {
 		b.WriteString(s[:i])
 		s = s[i:]
-		semi := strings.IndexByte(s, ';')
-		if semi < 0 || semi > 12 {
+		// Entities are short: look for the ';' in a small window only, so
+		// that text full of '&' decodes in linear time.
+		semi := strings.IndexByte(s[:min(len(s), 14)], ';')
+		if semi < 0 {
 			b.WriteByte('&')
 			s = s[1:]
 		} else if r, ok := entity(s[1:semi]); ok {

@@ -113,3 +113,20 @@ func BenchmarkParseContent(b *testing.B) {
 		ParseContent(in)
 	}
 }
+
+// Hostile markup (deep unclosed nesting, unmatched end tags, runs of '&')
+// must parse in time linear in its size.
+func BenchmarkParseContentHostile(b *testing.B) {
+	for name, in := range map[string]string{
+		"unclosed-at": strings.Repeat(`<at id="1">`, 5000),
+		"unmatched":   strings.Repeat("<b>", 5000) + strings.Repeat("</c>", 5000),
+		"ampersands":  strings.Repeat("&", 50000),
+	} {
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(int64(len(in)))
+			for b.Loop() {
+				ParseContent(in)
+			}
+		})
+	}
+}
