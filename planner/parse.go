@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"sort"
 	"strings"
+	"unsafe"
 
 	"github.com/kaptinlin/jsonrepair"
 
@@ -102,6 +103,8 @@ type run struct {
 	reasoning []string
 	truncated bool
 	cutFields []string
+	// notStrict is a text already known to fail the strict parse.
+	notStrict string
 }
 
 func (r *run) note(format string, args ...any) {
@@ -152,6 +155,7 @@ func (p *Parser) parseText(text string, r *run, depth int) (actions.Action, *Par
 			act, _, perr := p.fromObject(v, r, depth)
 			return act, perr
 		}
+		r.notStrict = text
 	}
 	rest, open := p.splitThink(text, r)
 	rest = strings.TrimSpace(rest)
@@ -167,8 +171,18 @@ func (p *Parser) parseText(text string, r *run, depth int) (actions.Action, *Par
 			return p.parseText(v.str, r, depth+1)
 		}
 	}
-	if act, ok, perr := p.react(rest, r, depth); ok {
-		return act, perr
+	if rest[0] != '{' && rest[0] != '[' {
+		if act, ok, perr := p.react(rest, r, depth); ok {
+			if perr == nil {
+				return act, nil
+			}
+			// A ReAct line that names nothing usable may sit next to a
+			// proper JSON action.
+			if act, serr := p.scan(rest, open, r, depth); serr == nil {
+				return act, nil
+			}
+			return actions.Action{}, perr
+		}
 	}
 	return p.scan(rest, open, r, depth)
 }
@@ -282,7 +296,7 @@ func (p *Parser) scan(text string, inThink bool, r *run, depth int) (actions.Act
 			pos = ext.end
 			continue
 		}
-		sub := &run{}
+		sub := &run{notStrict: r.notStrict}
 		act, named, perr := p.fromCandidate(cand, ext, sub, depth)
 		if perr == nil {
 			found, chosen = true, act
@@ -340,7 +354,7 @@ func (p *Parser) noAction() *ParseError {
 func (p *Parser) fromCandidate(cand string, ext extent, r *run, depth int) (actions.Action, bool, *ParseError) {
 	var v jval
 	ok := false
-	if !ext.cut {
+	if !ext.cut && !sameString(cand, r.notStrict) {
 		v, ok = parseStrict(cand)
 	}
 	if !ok {
@@ -360,6 +374,11 @@ func (p *Parser) fromCandidate(cand string, ext extent, r *run, depth int) (acti
 		}
 	}
 	return p.fromObject(v, r, depth)
+}
+
+// sameString reports whether a and b are the same bytes in memory.
+func sameString(a, b string) bool {
+	return len(a) == len(b) && unsafe.StringData(a) == unsafe.StringData(b)
 }
 
 // repair runs the syntax repair on a candidate that failed the strict
@@ -514,7 +533,15 @@ func (p *Parser) react(text string, r *run, depth int) (actions.Action, bool, *P
 	}
 	var name, input, thought string
 	inInput := false
+	depth0 := 0 // braces open before the current line
 	for _, line := range strings.Split(text, "\n") {
+		inside := depth0 > 0
+		depth0 += strings.Count(line, "{") - strings.Count(line, "}")
+		if inside && !inInput {
+			// A line inside an object (an unquoted "action:" key) is JSON,
+			// not the ReAct layout.
+			continue
+		}
 		t := strings.TrimLeft(line, " \t*>#-")
 		low := strings.ToLower(t)
 		switch {
@@ -542,8 +569,8 @@ func (p *Parser) react(text string, r *run, depth int) (actions.Action, bool, *P
 			input += "\n" + line
 		}
 	}
-	name = strings.Trim(strings.TrimSpace(name), "`'\"*")
-	if name == "" || strings.ContainsAny(name, "{[") {
+	name = strings.Trim(name, " \t\r`'\"*")
+	if name == "" || strings.ContainsAny(name, "{[ \t") {
 		return actions.Action{}, false, nil
 	}
 	params := jval{kind: jObj}

@@ -332,12 +332,7 @@ func (p *Parser) fromObject(v jval, r *run, depth int) (actions.Action, bool, *P
 	}
 	var flat []jmember
 	if flatCount > 0 {
-		flat = make([]jmember, 0, flatCount)
-		for _, m := range v.obj {
-			if roleOf(m.key) == roleParam {
-				flat = append(flat, m)
-			}
-		}
+		flat = v.obj // build skips the envelope's own keys
 	}
 	act, perr := p.build(name, params, flat, r, depth)
 	return act, true, perr
@@ -487,8 +482,11 @@ func (p *Parser) build(name string, wrapped, flat []jmember, r *run, _ int) (act
 	} else {
 		slots = make([]slot, len(info.fields))
 	}
-	for _, group := range [2][]jmember{wrapped, flat} {
+	for g, group := range [2][]jmember{wrapped, flat} {
 		for _, m := range group {
+			if g == 1 && roleOf(m.key) != roleParam {
+				continue
+			}
 			idx, unit, prio := info.lookupKey(m.key)
 			if idx < 0 {
 				if m.val.kind != jNull {
@@ -679,7 +677,7 @@ func (p *Parser) coerce(info *actionInfo, f actions.Field, v jval, unit int64) (
 	case "string":
 		switch v.kind {
 		case jStr, jNum:
-			return slot{kind: jStr, str: v.str}, nil
+			return slot{kind: jStr, str: validUTF8(v.str)}, nil
 		}
 		return bad("a string")
 	case "integer":
@@ -725,6 +723,26 @@ func (p *Parser) coerce(info *actionInfo, f actions.Field, v jval, unit int64) (
 	return slot{val: v.toAny()}, nil
 }
 
+// validUTF8 replaces each byte that is not valid UTF-8 with U+FFFD, as
+// encoding/json does, so that an action survives a round trip through JSON.
+func validUTF8(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 8)
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b.WriteString("\uFFFD")
+		} else {
+			b.WriteString(s[i : i+size])
+		}
+		i += size
+	}
+	return b.String()
+}
+
 func b2i(b bool) int64 {
 	if b {
 		return 1
@@ -764,7 +782,7 @@ func rawText(v jval) string {
 // intLiteral reads a JSON number as an integer in the given unit,
 // exactly: 3e4 is 30000 and 1.5 seconds is 1500 milliseconds.
 func intLiteral(s string, unit int64) (int64, bool) {
-	if s == "" {
+	if s == "" || !isNumber(s) {
 		return 0, false
 	}
 	if !strings.ContainsAny(s, ".eE") {
@@ -797,6 +815,45 @@ func intLiteral(s string, unit int64) (int64, bool) {
 		return 0, false
 	}
 	return n, true
+}
+
+// isNumber reports whether s is a decimal number: an optional sign,
+// digits with an optional fraction, and an optional exponent.
+func isNumber(s string) bool {
+	i := 0
+	if i < len(s) && (s[i] == '-' || s[i] == '+') {
+		i++
+	}
+	digits := 0
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		i++
+		digits++
+	}
+	if i < len(s) && s[i] == '.' {
+		i++
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+			digits++
+		}
+	}
+	if digits == 0 {
+		return false
+	}
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		i++
+		if i < len(s) && (s[i] == '-' || s[i] == '+') {
+			i++
+		}
+		exp := 0
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+			exp++
+		}
+		if exp == 0 {
+			return false
+		}
+	}
+	return i == len(s)
 }
 
 // durationUnit maps a unit word (in several languages) to milliseconds.
