@@ -1,0 +1,205 @@
+package replay
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"strings"
+
+	"github.com/airi-go/airi/actions"
+	"github.com/airi-go/airi/state"
+)
+
+// Report is what one replay found.
+type Report struct {
+	// Recorded and Replayed count the ticks of the recording and of the replay.
+	Recorded, Replayed int
+	// Divergence is the first tick whose action or effects differ from the
+	// recording; nil when they all match.
+	Divergence *Divergence
+	// Prompts lists the ticks whose rendered request differs from the
+	// recorded one (only with Options.Prompts).
+	Prompts []PromptChange
+}
+
+// Divergence is a tick where the runtime acted differently.
+type Divergence struct {
+	// Tick numbers the tick in the session, from 1.
+	Tick    int
+	Wake    int64
+	Trigger string
+	// What names what differs: "action", "effects", "model error", "missing tick", "extra tick".
+	What     string
+	Expected string
+	Got      string
+}
+
+// String writes the divergence for people, on several lines.
+func (d *Divergence) String() string {
+	return fmt.Sprintf("tick %d (wake %d, trigger %s): %s differs\n  expected: %s\n  got:      %s",
+		d.Tick, d.Wake, d.Trigger, d.What, d.Expected, d.Got)
+}
+
+// PromptChange is a tick whose request rendered differently.
+type PromptChange struct {
+	Tick int
+	// Diff is a unified diff from the recorded request to the replayed one.
+	Diff string
+}
+
+func (p *player) report() *Report {
+	r := &Report{Recorded: len(p.ticks)}
+	for w, wk := range p.wakes {
+		got := p.got[w]
+		r.Replayed += len(got)
+		for i := 0; i <= wk.last-wk.first || i < len(got); i++ {
+			k := wk.first + i
+			var exp *Tick
+			if k <= wk.last {
+				exp = p.ticks[k]
+			}
+			switch {
+			case exp == nil:
+				if r.Divergence == nil {
+					last := p.ticks[wk.last]
+					r.Divergence = &Divergence{Tick: wk.last + 1, Wake: last.Wake, Trigger: last.Trigger, What: "extra tick",
+						Expected: "the wake to end after this tick", Got: "another tick: " + summary(got[i].tick)}
+				}
+				continue
+			case i >= len(got):
+				if r.Divergence == nil {
+					r.Divergence = &Divergence{Tick: k + 1, Wake: exp.Wake, Trigger: exp.Trigger, What: "missing tick",
+						Expected: summaryOf(exp), Got: "the wake ended before this tick"}
+				}
+				continue
+			}
+			if d := diverge(exp, got[i].tick); d != nil && r.Divergence == nil {
+				d.Tick, d.Wake, d.Trigger = k+1, exp.Wake, exp.Trigger
+				r.Divergence = d
+			}
+			if p.opt.Prompts {
+				if diff := Unified(renderRequest(exp.Request), renderRequest(got[i].tick.Request),
+					fmt.Sprintf("recorded tick %d", k+1), fmt.Sprintf("replayed tick %d", k+1), 3); diff != "" {
+					r.Prompts = append(r.Prompts, PromptChange{Tick: k + 1, Diff: diff})
+				}
+			}
+		}
+	}
+	return r
+}
+
+// diverge compares what one tick did: its model error, its action (or
+// that the answer did not parse) and its effects.
+func diverge(exp *Tick, got state.Tick) *Divergence {
+	if e, g := modelErrorKind(exp.ModelError), modelErrorKind(got.ModelError); e != g {
+		return &Divergence{What: "model error", Expected: orNone(exp.ModelError), Got: orNone(got.ModelError)}
+	}
+	if exp.ModelError != "" {
+		return nil
+	}
+	if !sameJSON(exp.Action, got.Action) {
+		return &Divergence{What: "action", Expected: actionText(exp.Action, exp.ParseError), Got: actionText(got.Action, got.ParseError)}
+	}
+	var effects []actions.Effect
+	if len(got.Effects) > 0 {
+		if err := json.Unmarshal(got.Effects, &effects); err != nil {
+			return &Divergence{What: "effects", Expected: effectsText(exp.Effects), Got: "unreadable effects: " + err.Error()}
+		}
+	}
+	if !reflect.DeepEqual(nilIfEmpty(exp.Effects), nilIfEmpty(effects)) {
+		return &Divergence{What: "effects", Expected: effectsText(exp.Effects), Got: effectsText(effects)}
+	}
+	return nil
+}
+
+func modelErrorKind(s string) string {
+	switch {
+	case s == "":
+		return ""
+	case strings.HasPrefix(s, interruptedPrefix):
+		return "interrupted"
+	default:
+		return "failed"
+	}
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}
+
+func actionText(a json.RawMessage, parseErr string) string {
+	if len(a) == 0 {
+		if parseErr != "" {
+			return "no action, parse error: " + parseErr
+		}
+		return "no action"
+	}
+	return string(compact(a))
+}
+
+func sameJSON(a, b json.RawMessage) bool {
+	if len(a) == 0 || len(b) == 0 {
+		return len(a) == len(b)
+	}
+	var x, y any
+	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
+		return bytes.Equal(compact(a), compact(b))
+	}
+	return reflect.DeepEqual(x, y)
+}
+
+func nilIfEmpty(e []actions.Effect) []actions.Effect {
+	if len(e) == 0 {
+		return nil
+	}
+	return e
+}
+
+func effectsText(e []actions.Effect) string {
+	if len(e) == 0 {
+		return "no effects"
+	}
+	var b strings.Builder
+	for i, x := range e {
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		fmt.Fprintf(&b, "%s to %q: %q", x.Kind, x.ChannelID, x.Content)
+		if x.ReplyTo != "" {
+			fmt.Fprintf(&b, " (reply to %s)", x.ReplyTo)
+		}
+		if x.MessageID != "" {
+			fmt.Fprintf(&b, " [id %s]", x.MessageID)
+		}
+	}
+	return b.String()
+}
+
+func summaryOf(t *Tick) string {
+	if t.ModelError != "" {
+		return "model error: " + t.ModelError
+	}
+	return actionText(t.Action, t.ParseError)
+}
+
+func summary(t state.Tick) string {
+	if t.ModelError != "" {
+		return "model error: " + t.ModelError
+	}
+	return actionText(t.Action, t.ParseError)
+}
+
+// renderRequest lays a request out as lines for diffing: a marker line per
+// message with its position and role, then its content.
+func renderRequest(msgs []state.ChatMessage) []string {
+	var out []string
+	for i, m := range msgs {
+		out = append(out, fmt.Sprintf("=== message %d (%s)", i+1, m.Role))
+		out = append(out, strings.Split(m.Content, "\n")...)
+	}
+	return out
+}

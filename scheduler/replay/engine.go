@@ -1,0 +1,371 @@
+package replay
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/airi-go/airi/actions"
+	"github.com/airi-go/airi/planner"
+	"github.com/airi-go/airi/scheduler"
+	"github.com/airi-go/airi/state"
+)
+
+// Runtime is a runtime opened for one session on an empty store, driven
+// step by step (its timers are never started).
+type Runtime interface {
+	// Deliver stores an incoming message and marks its channel woken.
+	Deliver(ctx context.Context, ch state.Channel, msg state.Message) error
+	// Wake runs one wake of a channel in the caller's goroutine.
+	Wake(ctx context.Context, channelID, trigger string) scheduler.WakeReport
+	// Close releases the runtime and its store.
+	Close() error
+}
+
+// Wiring is what a runtime opened for replay must be built with.
+type Wiring struct {
+	Header *Header
+	// Model answers from the recording.
+	Model planner.Model
+	// Sender is the only adapter; its Name is the header's platform.
+	Sender *Adapter
+	// Now is the recorded clock; the runtime must take every time from it.
+	Now func() time.Time
+	// OnTick must be called with every tick the runtime records.
+	OnTick func(state.Tick)
+}
+
+// Opener opens a fresh runtime wired as given.
+type Opener func(ctx context.Context, w Wiring) (Runtime, error)
+
+// Sender is an adapter's send, for sends forwarded to a printing adapter.
+type Sender interface {
+	Send(ctx context.Context, out actions.Outgoing) (string, error)
+}
+
+// Options change what a replay compares and who watches it.
+type Options struct {
+	// Prompts compares the rendered requests with the recorded ones.
+	Prompts bool
+	// Forward, when set, also receives every message sent (its ids are ignored).
+	Forward Sender
+	// OnEvent, when set, sees every incoming message as it is delivered.
+	OnEvent func(e *Event)
+	// OnTick, when set, sees every replayed tick with its number in the
+	// session (0 for a tick the recording does not have).
+	OnTick func(n int, t state.Tick)
+	// InterruptWait bounds how long a call recorded as interrupted waits
+	// for the runtime to cancel it (default 10s); it only matters when the
+	// runtime no longer interrupts, which is then reported.
+	InterruptWait time.Duration
+}
+
+// errNoAnswer is what the replay model answers to a call the recording does not have.
+var errNoAnswer = errors.New("replay: the recording has no answer for this call")
+
+// Play replays one session through a runtime made by open and compares
+// what it does with the recording. The error is for replays that could not
+// run at all; differences are in the report.
+func Play(ctx context.Context, s *Session, open Opener, opt Options) (*Report, error) {
+	if opt.InterruptWait <= 0 {
+		opt.InterruptWait = 10 * time.Second
+	}
+	p := newPlayer(ctx, s, opt)
+	rt, err := open(ctx, Wiring{Header: &s.Header, Model: p, Sender: p.adapter, Now: p.now, OnTick: p.onTick})
+	if err != nil {
+		return nil, fmt.Errorf("open runtime: %w", err)
+	}
+	defer rt.Close()
+	p.rt = rt
+	for w, wk := range p.wakes {
+		first := p.ticks[wk.first]
+		if err := p.deliverTo(p.pos[wk.first]); err != nil {
+			return nil, err
+		}
+		p.mu.Lock()
+		p.wake, p.next, p.interrupted = w, wk.first, false
+		p.clock = first.Now
+		p.mu.Unlock()
+		rt.Wake(ctx, s.Header.Channel.ID, first.Trigger)
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if p.err != nil {
+			return nil, p.err
+		}
+	}
+	if err := p.deliverTo(len(s.Items)); err != nil {
+		return nil, err
+	}
+	return p.report(), nil
+}
+
+type wakeSpan struct{ first, last int } // tick indexes, inclusive
+
+// replayed is one tick the runtime recorded during replay.
+type replayed struct {
+	tick state.Tick
+	rec  int // index of the recorded tick that answered it, or -1
+}
+
+// player is the replay model, the clock and the event feeder of one session.
+type player struct {
+	ctx     context.Context
+	s       *Session
+	opt     Options
+	ticks   []*Tick
+	pos     []int // item index of each tick
+	wakes   []wakeSpan
+	adapter *Adapter
+	rt      Runtime
+
+	mu          sync.Mutex
+	clock       time.Time
+	delivered   int // items before this index are delivered (events) or passed (ticks)
+	wake        int
+	next        int // next recorded tick to answer with
+	serving     int // recorded tick of the call in flight, or -1
+	interrupted bool
+	got         [][]replayed // per recorded wake
+	err         error
+}
+
+func newPlayer(ctx context.Context, s *Session, opt Options) *player {
+	p := &player{ctx: ctx, s: s, opt: opt, serving: -1}
+	for i, it := range s.Items {
+		if it.Tick != nil {
+			p.ticks = append(p.ticks, it.Tick)
+			p.pos = append(p.pos, i)
+		}
+	}
+	for i, t := range p.ticks {
+		if i == 0 || t.Wake != p.ticks[i-1].Wake {
+			p.wakes = append(p.wakes, wakeSpan{first: i, last: i})
+		} else {
+			p.wakes[len(p.wakes)-1].last = i
+		}
+	}
+	p.got = make([][]replayed, len(p.wakes))
+	if len(s.Items) > 0 {
+		if it := s.Items[0]; it.Event != nil {
+			p.clock = it.Event.Time
+		} else {
+			p.clock = it.Tick.Now
+		}
+	}
+	p.adapter = &Adapter{name: s.Header.Platform, p: p}
+	return p
+}
+
+func (p *player) now() time.Time {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.clock
+}
+
+// deliverTo delivers the events of items before index end not delivered yet.
+func (p *player) deliverTo(end int) error {
+	for {
+		p.mu.Lock()
+		i := p.delivered
+		if i >= end || i >= len(p.s.Items) {
+			p.mu.Unlock()
+			return nil
+		}
+		p.delivered++
+		p.mu.Unlock()
+		e := p.s.Items[i].Event
+		if e == nil {
+			continue
+		}
+		ch := p.s.Header.Channel
+		// Members are learnt from senders as the recording went, not
+		// known from the start.
+		ch.Members = nil
+		if p.opt.OnEvent != nil {
+			p.opt.OnEvent(e)
+		}
+		if err := p.rt.Deliver(p.ctx, ch, e.Message(ch.ID)); err != nil {
+			return fmt.Errorf("deliver event of line %d: %w", i+2, err)
+		}
+	}
+}
+
+// duringEnd returns the item index up to which events arrived while the
+// call of recorded tick k was in flight: all of those before the next tick
+// when the call was interrupted; otherwise those within its latency, unless
+// the runtime would have been interrupted by them (then they came after).
+func (p *player) duringEnd(k int, canInterrupt bool) int {
+	t := p.ticks[k]
+	end := len(p.s.Items)
+	if k+1 < len(p.ticks) {
+		end = p.pos[k+1]
+	}
+	if t.Interrupted() {
+		return end
+	}
+	if canInterrupt {
+		return p.pos[k] + 1
+	}
+	done := t.Now.Add(time.Duration(t.LatencyMS) * time.Millisecond)
+	i := p.pos[k] + 1
+	for i < end && p.s.Items[i].Event != nil && !p.s.Items[i].Event.Time.After(done) {
+		i++
+	}
+	return i
+}
+
+// Complete answers a model call from the recording.
+func (p *player) Complete(ctx context.Context, _ planner.Request) (planner.Response, error) {
+	p.mu.Lock()
+	k := p.next
+	if k > p.wakes[p.wake].last {
+		p.mu.Unlock()
+		return planner.Response{}, errNoAnswer
+	}
+	p.next++
+	p.serving = k
+	canInterrupt := p.s.Header.Settings.Interrupt && !p.interrupted
+	p.mu.Unlock()
+	t := p.ticks[k]
+	latency := time.Duration(t.LatencyMS) * time.Millisecond
+	if err := p.deliverTo(p.duringEnd(k, canInterrupt)); err != nil {
+		p.fail(err)
+		return planner.Response{}, err
+	}
+	if t.Interrupted() {
+		if !canInterrupt {
+			return planner.Response{}, fmt.Errorf("replay: tick %d was interrupted by a new message, but this runtime does not cancel the call", k+1)
+		}
+		p.mu.Lock()
+		p.interrupted = true
+		p.mu.Unlock()
+		timer := time.NewTimer(p.opt.InterruptWait)
+		defer timer.Stop()
+		select {
+		case <-ctx.Done():
+			return planner.Response{Content: t.Raw, Latency: latency}, ctx.Err()
+		case <-timer.C:
+			return planner.Response{}, fmt.Errorf("replay: tick %d was interrupted by a new message, but the runtime did not cancel the call", k+1)
+		}
+	}
+	p.mu.Lock()
+	p.clock = t.Now.Add(latency)
+	p.mu.Unlock()
+	resp := planner.Response{Content: t.Raw, Reasoning: t.Reasoning, Usage: t.Usage, Latency: latency, Attempts: 1}
+	if t.ModelError != "" {
+		return resp, recordedError(t.ModelError)
+	}
+	return resp, nil
+}
+
+// recordedError rebuilds a recorded model failure, permanent when it was.
+func recordedError(text string) error {
+	text = strings.TrimPrefix(text, "model call: ")
+	if strings.Contains(text, planner.ErrPermanent.Error()) {
+		return fmt.Errorf("%s: %w", strings.ReplaceAll(text, planner.ErrPermanent.Error(), "recorded"), planner.ErrPermanent)
+	}
+	return errors.New(text)
+}
+
+func (p *player) fail(err error) {
+	p.mu.Lock()
+	if p.err == nil {
+		p.err = err
+	}
+	p.mu.Unlock()
+}
+
+// onTick follows the runtime from one tick to the next: it keeps the tick
+// for comparison, delivers the events that came after the call, and sets
+// the clock to the next recorded tick of the wake.
+func (p *player) onTick(t state.Tick) {
+	p.mu.Lock()
+	k := p.serving
+	p.serving = -1
+	p.got[p.wake] = append(p.got[p.wake], replayed{tick: t, rec: k})
+	next := p.next
+	last := p.wakes[p.wake].last
+	p.mu.Unlock()
+	if p.opt.OnTick != nil {
+		n := 0
+		if k >= 0 {
+			n = k + 1
+		}
+		p.opt.OnTick(n, t)
+	}
+	if k >= 0 && k+1 < len(p.ticks) && next <= last {
+		if err := p.deliverTo(p.pos[k+1]); err != nil {
+			p.fail(err)
+		}
+		p.mu.Lock()
+		p.clock = p.ticks[next].Now
+		p.mu.Unlock()
+	}
+}
+
+// sentID returns the platform id the recording gave the i-th send of the
+// call in flight, when it has one.
+func (p *player) sentID(channelID string, i int) string {
+	p.mu.Lock()
+	k := p.serving
+	p.mu.Unlock()
+	if k < 0 {
+		return ""
+	}
+	n := 0
+	for _, e := range p.ticks[k].Effects {
+		if e.Kind != "send" {
+			continue
+		}
+		if n == i {
+			return e.MessageID
+		}
+		n++
+	}
+	return ""
+}
+
+// Adapter is the fake adapter of a replay: it sends nothing anywhere
+// (unless told to forward) and answers with the platform ids the recording
+// holds, so that message ids in later prompts match.
+type Adapter struct {
+	name string
+	p    *player
+
+	mu    sync.Mutex
+	calls int // sends of the call in flight
+	last  int // recorded tick of those sends
+	n     int
+}
+
+// Name returns the recorded platform.
+func (a *Adapter) Name() string { return a.name }
+
+// Send records the message and, with Options.Forward, passes it on.
+func (a *Adapter) Send(ctx context.Context, out actions.Outgoing) (string, error) {
+	a.p.mu.Lock()
+	k := a.p.serving
+	a.p.mu.Unlock()
+	a.mu.Lock()
+	if k != a.last {
+		a.last, a.calls = k, 0
+	}
+	i := a.calls
+	a.calls++
+	a.n++
+	n := a.n
+	a.mu.Unlock()
+	if a.p.opt.Forward != nil {
+		if _, err := a.p.opt.Forward.Send(ctx, out); err != nil {
+			return "", fmt.Errorf("replay: forward send: %w", err)
+		}
+	}
+	if id := a.p.sentID(out.ChannelID, i); id != "" {
+		return id, nil
+	}
+	return fmt.Sprintf("replay-%d", n), nil
+}

@@ -1,0 +1,93 @@
+package replay
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	"github.com/airi-go/airi/state"
+)
+
+// Source is what exporting needs from a store.
+type Source interface {
+	Channel(ctx context.Context, id string) (state.Channel, error)
+	Ticks(ctx context.Context, f state.TickFilter) ([]state.Tick, error)
+	Events(ctx context.Context, f state.TickFilter) ([]state.Message, error)
+}
+
+// ExportOptions say what to export and what to write in the headers.
+type ExportOptions struct {
+	// Filter selects the channel (empty: every channel that has ticks) and
+	// the start time (zero: from the start).
+	Filter state.TickFilter
+	// Bot is the bot's name for the headers.
+	Bot string
+	// Settings are written into every header.
+	Settings Settings
+}
+
+// Export builds sessions from the ticks and events recorded in a store:
+// one session per channel that has ticks, in channel id order (or just the
+// filtered channel). Events and ticks are merged by time; an event at the
+// same instant as a tick comes first, since a message stored by then was
+// part of the tick's request.
+func Export(ctx context.Context, src Source, opt ExportOptions) ([]*Session, error) {
+	ticks, err := src.Ticks(ctx, opt.Filter)
+	if err != nil {
+		return nil, fmt.Errorf("export: %w", err)
+	}
+	byChannel := map[string][]state.Tick{}
+	for _, t := range ticks {
+		byChannel[t.ChannelID] = append(byChannel[t.ChannelID], t)
+	}
+	ids := make([]string, 0, len(byChannel))
+	for id := range byChannel {
+		ids = append(ids, id)
+	}
+	if opt.Filter.ChannelID != "" && len(ids) == 0 {
+		ids = append(ids, opt.Filter.ChannelID)
+	}
+	sort.Strings(ids)
+	var out []*Session
+	for _, id := range ids {
+		ch, err := src.Channel(ctx, id)
+		if err != nil {
+			return nil, fmt.Errorf("export channel %q: %w", id, err)
+		}
+		f := opt.Filter
+		f.ChannelID = id
+		events, err := src.Events(ctx, f)
+		if err != nil {
+			return nil, fmt.Errorf("export channel %q: %w", id, err)
+		}
+		s, err := build(ch, events, byChannel[id], opt)
+		if err != nil {
+			return nil, fmt.Errorf("export channel %q: %w", id, err)
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+func build(ch state.Channel, events []state.Message, ticks []state.Tick, opt ExportOptions) (*Session, error) {
+	s := &Session{Header: Header{Session: Version, Channel: ch, Bot: opt.Bot, Platform: ch.Platform, Settings: opt.Settings}}
+	// Events come in arrival (id) order; a platform's clock can disagree
+	// with arrival by a little, so sort stably by time only for merging.
+	sort.SliceStable(events, func(i, j int) bool { return events[i].Time.Before(events[j].Time) })
+	i := 0
+	for _, t := range ticks {
+		for i < len(events) && !events[i].Time.After(t.Now) {
+			s.Items = append(s.Items, Item{Event: EventOf(events[i])})
+			i++
+		}
+		line, err := TickOf(t)
+		if err != nil {
+			return nil, err
+		}
+		s.Items = append(s.Items, Item{Tick: line})
+	}
+	for ; i < len(events); i++ {
+		s.Items = append(s.Items, Item{Event: EventOf(events[i])})
+	}
+	return s, nil
+}

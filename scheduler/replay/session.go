@@ -1,0 +1,329 @@
+// Package replay reads and writes recorded sessions and plays them back
+// through a runtime, reporting where the runtime now acts differently from
+// the recording and, on request, how its prompts changed.
+//
+// # Session format, version 1
+//
+// A session is JSON Lines: one JSON object per line, keys in a fixed order
+// so that files diff well. The first line is the header:
+//
+//	{"airi_session":1,"channel":{...},"bot":"Juni","platform":"console","settings":{...}}
+//
+// channel is the conversation as the store knows it (id, platform, group,
+// title, members); bot is the name the bot went by; platform is the adapter
+// that reached the channel; settings are the knobs that change what the
+// runtime renders or decides (history window, iterations per wake,
+// response language, a configured bot name, interrupts, the longest sleep).
+//
+// Then come the lines in time order, each either an event or a tick:
+//
+//	{"type":"event","time":"...","platformId":"m1","sender":"mika","content":"hi"}
+//	{"type":"tick","n":1,"wake":7,"trigger":"message","now":"...","request":[...],"raw":"...",...}
+//
+// An event is an incoming message with the time it arrived (platform
+// message id, sender, content, reply-to, whether it mentions the bot). A
+// tick is one model call: now is the clock the runtime used, wake groups
+// the ticks of one wake, trigger says why the wake started, request holds
+// the messages sent to the model, raw the answer as returned, then usage,
+// latency, the normalized action or the parse error or the model error,
+// the parser's notes, the result the model was shown and the effects (the
+// messages sent). n numbers the ticks of a session from 1, for people.
+//
+// A file may hold several sessions one after another, each starting with
+// its header line (airi ticks export writes one per channel). Blank lines
+// are ignored. Readers refuse a version they do not know.
+package replay
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/airi-go/airi/actions"
+	"github.com/airi-go/airi/state"
+)
+
+// Version is the session format this package reads and writes.
+const Version = 1
+
+// Line types of a session.
+const (
+	TypeEvent = "event"
+	TypeTick  = "tick"
+)
+
+// Header is the first line of a session.
+type Header struct {
+	// Session is the format version (the "airi_session" key).
+	Session  int           `json:"airi_session"`
+	Channel  state.Channel `json:"channel"`
+	Bot      string        `json:"bot,omitempty"`
+	Platform string        `json:"platform"`
+	Settings Settings      `json:"settings"`
+}
+
+// Settings are the runtime settings a replay needs to render and decide
+// the same way the recording did. Zero values mean the runtime's defaults.
+type Settings struct {
+	// BotName is the configured bot name; empty means the persona's name,
+	// so that a persona edit renames the bot in replay too.
+	BotName       string `json:"botName,omitempty"`
+	Language      string `json:"language,omitempty"`
+	History       int    `json:"history,omitempty"`
+	MaxIterations int    `json:"maxIterations,omitempty"`
+	// Interrupt is true when a new message cancelled a model call in flight.
+	Interrupt  bool  `json:"interrupt"`
+	SleepMaxMS int64 `json:"sleepMaxMs,omitempty"`
+	SendUser   bool  `json:"sendUser,omitempty"`
+	// AllowChannels lists the channels the bot could act in (empty: all).
+	AllowChannels []string `json:"allowChannels,omitempty"`
+}
+
+// Event is an incoming message and the time it arrived.
+type Event struct {
+	Type       string    `json:"type"`
+	Time       time.Time `json:"time"`
+	PlatformID string    `json:"platformId,omitempty"`
+	SenderID   string    `json:"senderId,omitempty"`
+	Sender     string    `json:"sender"`
+	Content    string    `json:"content"`
+	ReplyTo    string    `json:"replyTo,omitempty"`
+	Mentioned  bool      `json:"mentioned,omitempty"`
+}
+
+// Message returns the event as the message an adapter would deliver to channel.
+func (e *Event) Message(channelID string) state.Message {
+	return state.Message{
+		ChannelID: channelID, PlatformID: e.PlatformID, SenderID: e.SenderID, SenderName: e.Sender,
+		Content: e.Content, ReplyTo: e.ReplyTo, Mentioned: e.Mentioned, Time: e.Time,
+	}
+}
+
+// EventOf returns the event line of an incoming message.
+func EventOf(m state.Message) *Event {
+	return &Event{
+		Type: TypeEvent, Time: m.Time.UTC(), PlatformID: m.PlatformID, SenderID: m.SenderID, Sender: m.SenderName,
+		Content: m.Content, ReplyTo: m.ReplyTo, Mentioned: m.Mentioned,
+	}
+}
+
+// Tick is one recorded model call and what came of it.
+type Tick struct {
+	Type       string              `json:"type"`
+	N          int                 `json:"n,omitempty"`
+	Wake       int64               `json:"wake"`
+	Trigger    string              `json:"trigger"`
+	Now        time.Time           `json:"now"`
+	Request    []state.ChatMessage `json:"request"`
+	Raw        string              `json:"raw"`
+	Reasoning  string              `json:"reasoning,omitempty"`
+	Usage      state.Usage         `json:"usage"`
+	LatencyMS  int64               `json:"latencyMs"`
+	Action     json.RawMessage     `json:"action,omitempty"`
+	ParseError string              `json:"parseError,omitempty"`
+	ModelError string              `json:"modelError,omitempty"`
+	Notes      []string            `json:"notes,omitempty"`
+	Result     string              `json:"result"`
+	OK         bool                `json:"ok"`
+	Effects    []actions.Effect    `json:"effects,omitempty"`
+}
+
+// TickOf returns the tick line of a stored tick record.
+func TickOf(t state.Tick) (*Tick, error) {
+	out := &Tick{
+		Type: TypeTick, Wake: t.Wake, Trigger: t.Trigger, Now: t.Now.UTC(), Request: t.Request, Raw: t.Raw,
+		Reasoning: t.Reasoning, Usage: t.Usage, LatencyMS: t.LatencyMS, Action: compact(t.Action),
+		ParseError: t.ParseError, ModelError: t.ModelError, Notes: t.Notes, Result: t.Result, OK: t.OK,
+	}
+	if len(t.Effects) > 0 {
+		if err := json.Unmarshal(t.Effects, &out.Effects); err != nil {
+			return nil, fmt.Errorf("decode effects of tick %d: %w", t.ID, err)
+		}
+	}
+	return out, nil
+}
+
+// Interrupted reports a call cancelled because a new message arrived.
+func (t *Tick) Interrupted() bool {
+	return len(t.ModelError) >= len(interruptedPrefix) && t.ModelError[:len(interruptedPrefix)] == interruptedPrefix
+}
+
+// interruptedPrefix starts the model error the scheduler records for a
+// call cancelled by a new message.
+const interruptedPrefix = "interrupted"
+
+// Item is one line after the header: exactly one of Event and Tick is set.
+type Item struct {
+	Event *Event
+	Tick  *Tick
+}
+
+// Session is one recorded conversation: its header and its lines in time order.
+type Session struct {
+	Header Header
+	Items  []Item
+}
+
+// Ticks returns the session's ticks in order.
+func (s *Session) Ticks() []*Tick {
+	var out []*Tick
+	for _, it := range s.Items {
+		if it.Tick != nil {
+			out = append(out, it.Tick)
+		}
+	}
+	return out
+}
+
+// Write writes s as JSON Lines, numbering its ticks from 1.
+func Write(w io.Writer, s *Session) error {
+	bw := bufio.NewWriter(w)
+	enc := json.NewEncoder(bw)
+	// Chat text is shown to people as is: no \u003c for "<".
+	enc.SetEscapeHTML(false)
+	h := s.Header
+	h.Session = Version
+	if err := enc.Encode(h); err != nil {
+		return fmt.Errorf("write session header: %w", err)
+	}
+	n := 0
+	for i, it := range s.Items {
+		var err error
+		switch {
+		case it.Event != nil:
+			e := *it.Event
+			e.Type = TypeEvent
+			err = enc.Encode(e)
+		case it.Tick != nil:
+			n++
+			t := *it.Tick
+			t.Type, t.N = TypeTick, n
+			t.Action = compact(t.Action)
+			err = enc.Encode(t)
+		default:
+			err = errors.New("empty item")
+		}
+		if err != nil {
+			return fmt.Errorf("write session line %d: %w", i+2, err)
+		}
+	}
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("write session: %w", err)
+	}
+	return nil
+}
+
+func compact(raw json.RawMessage) json.RawMessage {
+	if len(raw) == 0 {
+		return nil
+	}
+	var b bytes.Buffer
+	if err := json.Compact(&b, raw); err != nil {
+		return raw
+	}
+	return b.Bytes()
+}
+
+// maxLine bounds one line of a session file; a tick holds its whole request.
+const maxLine = 16 << 20
+
+// Read reads every session of a JSON Lines stream. Errors name the line.
+func Read(r io.Reader) ([]*Session, error) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), maxLine)
+	var (
+		out  []*Session
+		cur  *Session
+		line int
+	)
+	for sc.Scan() {
+		line++
+		text := bytes.TrimSpace(sc.Bytes())
+		if len(text) == 0 {
+			continue
+		}
+		var probe struct {
+			Session *int   `json:"airi_session"`
+			Type    string `json:"type"`
+		}
+		if err := json.Unmarshal(text, &probe); err != nil {
+			return nil, fmt.Errorf("line %d: not a JSON object: %w", line, err)
+		}
+		switch {
+		case probe.Session != nil:
+			if *probe.Session != Version {
+				return nil, fmt.Errorf("line %d: session format version %d; this airi reads version %d", line, *probe.Session, Version)
+			}
+			cur = &Session{}
+			if err := strictDecode(text, &cur.Header); err != nil {
+				return nil, fmt.Errorf("line %d: header: %w", line, err)
+			}
+			if err := cur.Header.Channel.Validate(); err != nil {
+				return nil, fmt.Errorf("line %d: header: %w", line, err)
+			}
+			if cur.Header.Platform == "" {
+				cur.Header.Platform = cur.Header.Channel.Platform
+			}
+			out = append(out, cur)
+		case cur == nil:
+			return nil, fmt.Errorf("line %d: a session starts with a header line {\"airi_session\": %d, ...}", line, Version)
+		case probe.Type == TypeEvent:
+			var e Event
+			if err := strictDecode(text, &e); err != nil {
+				return nil, fmt.Errorf("line %d: event: %w", line, err)
+			}
+			if e.Time.IsZero() {
+				return nil, fmt.Errorf("line %d: event without a time", line)
+			}
+			cur.Items = append(cur.Items, Item{Event: &e})
+		case probe.Type == TypeTick:
+			var t Tick
+			if err := strictDecode(text, &t); err != nil {
+				return nil, fmt.Errorf("line %d: tick: %w", line, err)
+			}
+			if t.Now.IsZero() {
+				return nil, fmt.Errorf("line %d: tick without a time (now)", line)
+			}
+			cur.Items = append(cur.Items, Item{Tick: &t})
+		default:
+			return nil, fmt.Errorf("line %d: unknown line type %q (want %q or %q)", line, probe.Type, TypeEvent, TypeTick)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("line %d: %w", line+1, err)
+	}
+	if len(out) == 0 {
+		return nil, errors.New("no session header found")
+	}
+	return out, nil
+}
+
+// strictDecode refuses keys the format does not define, so a typo in a
+// hand-edited session is reported instead of silently ignored.
+func strictDecode(text []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(text))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return err
+	}
+	return nil
+}
+
+// ReadFile reads every session of a file.
+func ReadFile(path string) ([]*Session, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("open session: %w", err)
+	}
+	defer f.Close()
+	ss, err := Read(f)
+	if err != nil {
+		return nil, fmt.Errorf("read session %s: %w", path, err)
+	}
+	return ss, nil
+}
