@@ -2,10 +2,233 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/schollz/progressbar/v3"
+	"go.uber.org/zap"
+	"golang.org/x/term"
+
+	"github.com/airi-go/airi/scheduler"
+	"github.com/airi-go/airi/scheduler/replay"
+	"github.com/airi-go/airi/state"
+	"github.com/airi-go/airi/state/sqlite"
 )
 
-func (a *app) cmdReplay(_ context.Context, _ []string) int {
-	fmt.Fprintln(a.stderr, "airi replay: not built yet")
-	return exitFailure
+// progressMin is the number of files from which replay shows a progress bar.
+const progressMin = 4
+
+// cmdReplay plays recorded sessions through the real runtime and reports
+// the first tick of each whose action or effects differ from the recording.
+func (a *app) cmdReplay(ctx context.Context, args []string) int {
+	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
+	fs.SetOutput(a.stderr)
+	var cf commonFlags
+	cf.register(fs)
+	prompts := fs.Bool("prompts", false, "also compare the rendered requests and print a unified diff of what changed")
+	strict := fs.Bool("strict", false, "with --prompts, a changed request is a failure too")
+	fs.Usage = func() {
+		fmt.Fprintln(a.stderr, "usage: airi replay [--prompts] [--strict] [--config FILE] FILE...")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return exitUsage
+	}
+	if fs.NArg() == 0 {
+		fs.Usage()
+		return exitUsage
+	}
+	if *strict {
+		*prompts = true
+	}
+	cfg, log, code := a.setup("replay", cf)
+	if code != exitOK {
+		return code
+	}
+	defer func() { _ = log.Sync() }()
+
+	files := fs.Args()
+	var bar *progressbar.ProgressBar
+	if len(files) >= progressMin && isTerminal(a.stderr) {
+		bar = progressbar.NewOptions(len(files), progressbar.OptionSetWriter(a.stderr),
+			progressbar.OptionSetDescription("replaying"), progressbar.OptionShowCount(), progressbar.OptionClearOnFinish())
+	}
+	opener := replayOpener(cfg, runtimeLogger(cfg, log))
+	failed, changed := 0, 0
+	for _, file := range files {
+		if ctx.Err() != nil {
+			return exitFailure
+		}
+		f, c := a.replayFile(ctx, file, opener, *prompts)
+		failed += f
+		changed += c
+		if bar != nil {
+			_ = bar.Add(1)
+		}
+	}
+	if bar != nil {
+		_ = bar.Finish()
+	}
+	switch {
+	case failed > 0:
+		fmt.Fprintf(a.stdout, "%d session(s) diverged from their recording\n", failed)
+		return exitFailure
+	case *strict && changed > 0:
+		fmt.Fprintf(a.stdout, "%d session(s) rendered different prompts (--strict)\n", changed)
+		return exitFailure
+	}
+	return exitOK
+}
+
+// replayFile replays every session of one file and prints what it found;
+// it returns how many sessions diverged and how many had prompt changes.
+func (a *app) replayFile(ctx context.Context, file string, open replay.Opener, prompts bool) (failed, changed int) {
+	sessions, err := replay.ReadFile(file)
+	if err != nil {
+		fmt.Fprintf(a.stdout, "FAIL %s: %v\n", file, err)
+		return 1, 0
+	}
+	for i, s := range sessions {
+		name := file
+		if len(sessions) > 1 {
+			name = fmt.Sprintf("%s#%d (channel %s)", file, i+1, s.Header.Channel.ID)
+		}
+		rep, err := replay.Play(ctx, s, open, replay.Options{Prompts: prompts})
+		if err != nil {
+			fmt.Fprintf(a.stdout, "FAIL %s: replay: %v\n", name, err)
+			failed++
+			continue
+		}
+		if rep.Divergence != nil {
+			failed++
+			fmt.Fprintf(a.stdout, "FAIL %s: %s\n", name, indentRest(rep.Divergence.String()))
+		} else {
+			fmt.Fprintf(a.stdout, "ok   %s: %d ticks match\n", name, rep.Recorded)
+		}
+		if len(rep.Prompts) > 0 {
+			changed++
+			a.printPromptChanges(name, rep.Prompts)
+		}
+	}
+	return failed, changed
+}
+
+// printPromptChanges prints each distinct change once, then the other
+// ticks it also appears in: a template edit changes every tick's request
+// the same way.
+func (a *app) printPromptChanges(name string, changes []replay.PromptChange) {
+	fmt.Fprintf(a.stdout, "prompt changed in %s: %d of its ticks\n", name, len(changes))
+	type group struct {
+		diff  string
+		ticks []int
+	}
+	var groups []*group
+	byBody := map[string]*group{}
+	for _, c := range changes {
+		body := c.Diff
+		// The first two lines name the ticks; the rest is the change.
+		if _, rest, ok := strings.Cut(body, "\n"); ok {
+			if _, rest, ok = strings.Cut(rest, "\n"); ok {
+				body = rest
+			}
+		}
+		if g, ok := byBody[body]; ok {
+			g.ticks = append(g.ticks, c.Tick)
+			continue
+		}
+		g := &group{diff: c.Diff}
+		byBody[body] = g
+		groups = append(groups, g)
+	}
+	for _, g := range groups {
+		fmt.Fprint(a.stdout, g.diff)
+		if len(g.ticks) > 0 {
+			fmt.Fprintf(a.stdout, "(the same change in ticks %s)\n", ranges(g.ticks))
+		}
+	}
+}
+
+// ranges writes increasing numbers compactly: 2-5, 7, 9-10.
+func ranges(ns []int) string {
+	var parts []string
+	for i := 0; i < len(ns); {
+		j := i
+		for j+1 < len(ns) && ns[j+1] == ns[j]+1 {
+			j++
+		}
+		if j > i {
+			parts = append(parts, fmt.Sprintf("%d-%d", ns[i], ns[j]))
+		} else {
+			parts = append(parts, fmt.Sprint(ns[i]))
+		}
+		i = j + 1
+	}
+	return strings.Join(parts, ", ")
+}
+
+func indentRest(s string) string {
+	return strings.ReplaceAll(s, "\n", "\n     ")
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// runtimeLogger is the logger of runtimes opened for replay: their logs
+// (including the recorded model failures they play back) are noise next to
+// the report, so they are kept only at LOG_LEVEL=debug.
+func runtimeLogger(cfg config, log *zap.Logger) *zap.Logger {
+	if cfg.LogLevel == "debug" {
+		return log
+	}
+	return zap.NewNop()
+}
+
+// replayOpener opens, for each session, the real runtime on a fresh SQLite
+// store in a temporary directory, with the replay's model, clock and adapter.
+func replayOpener(cfg config, log *zap.Logger) replay.Opener {
+	return func(ctx context.Context, w replay.Wiring) (replay.Runtime, error) {
+		dir, err := os.MkdirTemp("", "airi-replay-*")
+		if err != nil {
+			return nil, fmt.Errorf("make temporary store: %w", err)
+		}
+		store, err := sqlite.Open(ctx, filepath.Join(dir, "replay.db"), log)
+		if err != nil {
+			_ = os.RemoveAll(dir)
+			return nil, err
+		}
+		rt, err := openRuntime(ctx, replayConfig(cfg, w.Header), log, runtimeOptions{
+			Model: w.Model, Router: &router{adapters: []sender{w.Sender}}, Now: w.Now, OnTick: w.OnTick, Store: store,
+		})
+		if err != nil {
+			_ = store.Close()
+			_ = os.RemoveAll(dir)
+			return nil, err
+		}
+		return &replayRuntime{rt: rt, dir: dir}, nil
+	}
+}
+
+// replayRuntime is the wired runtime seen by the replay engine.
+type replayRuntime struct {
+	rt  *bot
+	dir string
+}
+
+func (r *replayRuntime) Deliver(ctx context.Context, ch state.Channel, msg state.Message) error {
+	return r.rt.sched.Deliver(ctx, ch, msg)
+}
+
+func (r *replayRuntime) Wake(ctx context.Context, channelID, trigger string) scheduler.WakeReport {
+	return r.rt.sched.Wake(ctx, channelID, trigger)
+}
+
+func (r *replayRuntime) Close() error {
+	r.rt.close()
+	return os.RemoveAll(r.dir)
 }

@@ -1,0 +1,391 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.uber.org/zap"
+	"go.uber.org/zap/zaptest"
+
+	"github.com/airi-go/airi/actions"
+	"github.com/airi-go/airi/adapters/console"
+	"github.com/airi-go/airi/planner"
+	"github.com/airi-go/airi/state"
+	"github.com/airi-go/airi/state/sqlite"
+)
+
+var record = flag.Bool("record", false, "record the shipped sessions in testdata/sessions (and the demo's copy) anew")
+
+// sessionsDir holds the shipped sessions, relative to this package.
+const sessionsDir = "../../testdata/sessions"
+
+// recClock is the recorder's clock: it moves only when the script moves
+// it, so a recorded session comes out the same every time.
+type recClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *recClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *recClock) set(t time.Time) {
+	c.mu.Lock()
+	c.t = t
+	c.mu.Unlock()
+}
+
+func (c *recClock) add(d time.Duration) { c.set(c.Now().Add(d)) }
+
+// line is a chat message in a script.
+type line struct {
+	after   time.Duration // after the previous line, or after the call started
+	from    string
+	text    string
+	replyTo string
+	mention bool
+}
+
+// step is one scripted model call.
+type step struct {
+	answer  string
+	latency time.Duration
+	// during are messages that arrive while the call is in flight.
+	during []line
+	// interrupt: the call waits until the runtime cancels it.
+	interrupt bool
+	err       error
+}
+
+// scripted is a model that answers from a script, delivering the
+// messages that arrive during a call on the recorder's clock.
+type scripted struct {
+	t       testing.TB
+	clock   *recClock
+	steps   []step
+	i       int
+	deliver func(l line)
+}
+
+func (m *scripted) Complete(ctx context.Context, req planner.Request) (planner.Response, error) {
+	if m.i >= len(m.steps) {
+		m.t.Errorf("model called %d times, the script has %d answers", m.i+1, len(m.steps))
+		return planner.Response{}, fmt.Errorf("script ended")
+	}
+	st := m.steps[m.i]
+	m.i++
+	start := m.clock.Now()
+	at := start
+	for _, l := range st.during {
+		at = at.Add(l.after)
+		m.clock.set(at)
+		m.deliver(l)
+	}
+	if st.interrupt {
+		<-ctx.Done()
+		return planner.Response{}, ctx.Err()
+	}
+	m.clock.set(start.Add(st.latency))
+	if st.err != nil {
+		return planner.Response{Latency: st.latency}, st.err
+	}
+	chars := 0
+	for _, msg := range req.Messages {
+		chars += len(msg.Content)
+	}
+	return planner.Response{
+		Content: st.answer, Latency: st.latency, Attempts: 1,
+		Usage: state.Usage{PromptTokens: chars / 4, CompletionTokens: len(st.answer)/4 + 1},
+	}, nil
+}
+
+// idAdapter stands for a platform adapter: it numbers what it sends.
+type idAdapter struct {
+	name string
+	next int
+}
+
+func (a *idAdapter) Name() string { return a.name }
+
+func (a *idAdapter) Send(_ context.Context, _ actions.Outgoing) (string, error) {
+	a.next++
+	return strconv.Itoa(a.next), nil
+}
+
+// recording is one scripted conversation run through the real runtime.
+type recording struct {
+	t       testing.TB
+	ctx     context.Context
+	clock   *recClock
+	rt      *bot
+	store   *sqlite.Store
+	cfg     config
+	channel state.Channel
+	model   *scripted
+	ids     int
+	idBase  int
+}
+
+// scenario describes a recorded session.
+type scenario struct {
+	file    string
+	channel state.Channel
+	env     map[string]string
+	start   time.Time
+	steps   []step
+	// firstID numbers incoming platform message ids (console ids are made
+	// like the console adapter makes them).
+	firstID int
+	play    func(r *recording)
+}
+
+func (sc scenario) record(t testing.TB, dbPath string) *recording {
+	t.Helper()
+	ctx := context.Background()
+	env := map[string]string{"AIRI_CONTINUE_DELAY": "0s"}
+	for k, v := range sc.env {
+		env[k] = v
+	}
+	cfg, err := parseConfig(env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.DBPath = dbPath
+	log := zap.NewNop()
+	if tl, ok := t.(*testing.T); ok {
+		log = zaptest.NewLogger(tl, zaptest.Level(zap.WarnLevel))
+	}
+	clock := &recClock{t: sc.start}
+	r := &recording{t: t, ctx: ctx, clock: clock, cfg: cfg, channel: sc.channel, idBase: sc.firstID}
+	r.model = &scripted{t: t, clock: clock, steps: sc.steps, deliver: r.deliver}
+	store, err := sqlite.Open(ctx, dbPath, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.store = store
+	rtr := &router{}
+	rt, err := openRuntime(ctx, cfg, log, runtimeOptions{
+		Model: r.model, Router: rtr, Now: clock.Now, Store: store,
+		// The continue delay, on the recorder's clock.
+		OnTick: func(state.Tick) { clock.add(time.Second) },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.rt = rt
+	if sc.channel.Platform == console.Name {
+		rtr.adapters = []sender{console.New(console.Config{ChannelID: sc.channel.ID, BotName: rt.botName, Now: clock.Now}, strings.NewReader(""), &bytes.Buffer{}, log)}
+	} else {
+		rtr.adapters = []sender{&idAdapter{name: sc.channel.Platform, next: sc.firstID + 400}}
+	}
+	sc.play(r)
+	if r.model.i != len(sc.steps) {
+		t.Errorf("%s: the script has %d answers, %d were used", sc.file, len(sc.steps), r.model.i)
+	}
+	return r
+}
+
+func (r *recording) close() { r.rt.close() }
+
+// deliver hands a message to the runtime as its adapter would.
+func (r *recording) deliver(l line) {
+	r.ids++
+	id := strconv.Itoa(r.idBase + r.ids)
+	now := r.clock.Now()
+	if r.channel.Platform == console.Name {
+		id = fmt.Sprintf("console-%d-%d", now.UnixNano(), r.ids)
+	}
+	msg := state.Message{
+		PlatformID: id, SenderID: strings.ToLower(l.from), SenderName: l.from, Content: l.text,
+		ReplyTo: l.replyTo, Mentioned: l.mention, Time: now,
+	}
+	ch := r.channel
+	if err := r.rt.inbox(ch.Platform).Deliver(r.ctx, ch, msg); err != nil {
+		r.t.Fatal(err)
+	}
+}
+
+// say lets time pass and delivers messages.
+func (r *recording) say(lines ...line) {
+	for _, l := range lines {
+		r.clock.add(l.after)
+		r.deliver(l)
+	}
+}
+
+// wake runs one wake after the debounce, as the loop would.
+func (r *recording) wake(trigger string) {
+	r.clock.add(r.cfg.Debounce)
+	r.rt.sched.Wake(r.ctx, r.channel.ID, trigger)
+}
+
+// export writes the recorded sessions as airi ticks export does.
+func (r *recording) export() []byte {
+	var b bytes.Buffer
+	if _, err := exportSessions(r.ctx, r.store, r.cfg, state.TickFilter{}, &b); err != nil {
+		r.t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+func send(ch, content string) string {
+	return fmt.Sprintf(`{"action":"send_message","channelId":%q,"content":%q}`, ch, content)
+}
+
+const cont = `{"action":"continue"}`
+
+func ms(n int) time.Duration { return time.Duration(n) * time.Millisecond }
+
+// scenarios are the shipped sessions; direct-chat.jsonl is also the demo.
+func scenarios() []scenario {
+	day := time.Date(2026, 3, 14, 21, 40, 0, 0, time.UTC)
+	con := state.Channel{ID: "console", Platform: console.Name, Title: "terminal chat with you"}
+	group := state.Channel{ID: "-1001234567890", Platform: "telegram", Group: true, Title: "Night Owls"}
+	return []scenario{
+		{
+			file: "direct-chat.jsonl", channel: con, start: day,
+			steps: []step{
+				{answer: send("console", "on shift, kettle on. quiet so far, just the 22:00 ferry to check in. you?"), latency: ms(1400)},
+				{answer: cont, latency: ms(600)},
+				{answer: `{"action":"send_message","parameters":{"channelId":"console","content":"clear till midnight, then fog off the point. two moths on the antenna mast, which is a lot for march."},"reasoning":"they asked about the logbook; tonight's entry is short"}`, latency: ms(1900)},
+				{answer: cont, latency: ms(500)},
+				{answer: send("console", "assam, strong enough to stand a spoon in. no sugar, obviously."), latency: ms(1200)},
+				{answer: cont, latency: ms(450)},
+				{answer: send("console", "night. I'll log you as a clear sky."), latency: ms(1100)},
+				{answer: cont, latency: ms(400)},
+			},
+			play: func(r *recording) {
+				r.say(line{from: "you", text: "hey juni, you on shift tonight?"})
+				r.wake("message")
+				r.say(line{after: 40 * time.Second, from: "you", text: "same, can't sleep. what's in the logbook?"})
+				r.wake("message")
+				r.say(line{after: 35 * time.Second, from: "you", text: "what tea are you on?"})
+				r.wake("message")
+				r.say(line{after: 2 * time.Minute, from: "you", text: "ok good night juni"})
+				r.wake("message")
+			},
+		},
+		{
+			file: "group-burst.jsonl", channel: group, start: day.Add(time.Hour), firstID: 100,
+			steps: []step{
+				{answer: `{"action":"send_message","channelId":"-1001234567890","content":"saw it. kp 5 after midnight, north of the harbour if the fog holds off. tomas, the printer can wait.","replyTo":"103"}`, latency: ms(2100)},
+				{answer: cont, latency: ms(700)},
+				{answer: cont, latency: ms(650)},
+				{answer: send("-1001234567890", "fog? the date, the time, and \"fog\". the log has been saying fog since tuesday."), latency: ms(1500)},
+				{answer: cont, latency: ms(500)},
+			},
+			play: func(r *recording) {
+				// A burst read together: four messages inside the debounce.
+				r.say(
+					line{from: "Mika", text: "anyone awake?"},
+					line{after: ms(300), from: "Tomas", text: "me, fighting a printer"},
+					line{after: ms(500), from: "Ana", text: "@juni_bot did you see the aurora forecast?", mention: true},
+					line{after: ms(400), from: "Mika", text: "aurora?? where"},
+				)
+				r.wake("message")
+				// Talk among others: read, not answered.
+				r.say(
+					line{after: 2 * time.Minute, from: "Tomas", text: "printer won, as usual"},
+					line{after: ms(600), from: "Mika", text: "lol"},
+				)
+				r.wake("message")
+				r.say(line{after: time.Minute, from: "Ana", text: "juni what do you write in the log when it's foggy?"})
+				r.wake("message")
+			},
+		},
+		{
+			file: "malformed-answers.jsonl", start: day.Add(2 * time.Hour), firstID: 7000,
+			channel: state.Channel{ID: "4417", Platform: "satori", Title: "Lin"},
+			steps: []step{
+				{answer: "```json\n{\"action\": \"send_message\", \"channelId\": \"4417\", \"content\": \"bulletin says showers after ten, clearing by evening\",}\n```", latency: ms(1700)},
+				{answer: "<think>answered the rain question. nothing else to do.</think>\n{'action': 'continue'}", latency: ms(900)},
+				{answer: "Sure! The wind will be strong tomorrow, so take care.", latency: ms(800)},
+				{answer: `{"name": "send_message", "arguments": "{\"channelId\": \"4417\", \"content\": \"westerly, force 5 gusting 6. hold on to your hat.\"}"}`, latency: ms(1300)},
+				{answer: "{action: continue} // done here", latency: ms(500)},
+				{answer: `{"action":"wave","channelId":"4417"}`, latency: ms(600)},
+				{answer: send("4417", "any time. stay dry."), latency: ms(900)},
+				{answer: `{"action":"continue"`, latency: ms(400)},
+			},
+			play: func(r *recording) {
+				r.say(line{from: "Lin", text: "juni, quick: rain at the harbour tomorrow?"})
+				r.wake("message")
+				r.say(line{after: time.Minute, from: "Lin", text: "and the wind?"})
+				r.wake("message")
+				r.say(line{after: time.Minute, from: "Lin", text: "thanks!"})
+				r.wake("message")
+			},
+		},
+		{
+			file: "aborted-send.jsonl", start: day.Add(3 * time.Hour), firstID: 300,
+			channel: state.Channel{ID: "412345678", Platform: "telegram", Title: "Rui"},
+			steps: []step{
+				// Rui's second message cancels the first call; the wake plans again with both.
+				{interrupt: true, during: []line{{after: ms(800), from: "Rui", text: "are you there"}}},
+				// The third arrives while the model decides: the send is held back.
+				{answer: send("412345678", "here. what's up?"), latency: ms(1500),
+					during: []line{{after: ms(900), from: "Rui", text: "need the first ferry time for tomorrow"}}},
+				{answer: send("412345678", "first boat out is 06:10, then every 40 minutes till noon."), latency: ms(1600)},
+				{answer: cont, latency: ms(500)},
+			},
+			play: func(r *recording) {
+				r.say(line{from: "Rui", text: "juni"})
+				r.wake("message")
+			},
+		},
+		{
+			file: "sleep-woken.jsonl", start: day.Add(4 * time.Hour), firstID: 0,
+			channel: state.Channel{ID: "console", Platform: console.Name, Title: "terminal chat with sam"},
+			steps: []step{
+				{answer: send("console", "go, I'll keep the kettle warm."), latency: ms(1200)},
+				{answer: `{"action":"sleep","duration":600000}`, latency: ms(700)},
+				{answer: send("console", "it did: 22:04, four minutes late, nobody overboard."), latency: ms(1400)},
+				{answer: `{"action":"sleep","duration":120000}`, latency: ms(600)},
+				{answer: cont, latency: ms(500)},
+			},
+			play: func(r *recording) {
+				r.say(line{from: "sam", text: "gotta step out for a bit, back soon"})
+				r.wake("message")
+				// The sleep is cut short by a message three minutes in.
+				r.say(line{after: 3 * time.Minute, from: "sam", text: "back! did the ferry check in?"})
+				r.wake("message")
+				// This sleep runs out with nothing new.
+				r.clock.add(2 * time.Minute)
+				r.rt.sched.Wake(r.ctx, r.channel.ID, "sleep")
+			},
+		},
+	}
+}
+
+// TestRecordSessions records the shipped sessions with the product itself:
+// the real runtime on a SQLite store, a scripted model and the recorder's
+// clock, exported as airi ticks export exports. Run with -record.
+func TestRecordSessions(t *testing.T) {
+	if !*record {
+		t.Skip("run with -record to record testdata/sessions anew")
+	}
+	for _, sc := range scenarios() {
+		r := sc.record(t, filepath.Join(t.TempDir(), "airi.db"))
+		out := r.export()
+		r.close()
+		if err := os.WriteFile(filepath.Join(sessionsDir, sc.file), out, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if sc.file == "direct-chat.jsonl" {
+			if err := os.WriteFile(filepath.Join("demo", "session.jsonl"), out, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}
