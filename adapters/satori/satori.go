@@ -230,13 +230,21 @@ func (a *Adapter) channelID(l login, native string) string {
 // ErrNotReady is returned by Send before the first READY.
 var ErrNotReady = errors.New("satori: not connected yet")
 
+// ErrNoLogin is returned by Send when the server offers no logged-in bot.
+var ErrNoLogin = errors.New("satori: the server has no logged-in bot to send with")
+
 // route resolves a channel id the model used into a login and the
 // Satori channel id.
 func (a *Adapter) route(id string) (login, string, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if len(a.logins) == 0 {
-		return login{}, "", ErrNotReady
+		select {
+		case <-a.ready:
+			return login{}, "", ErrNoLogin
+		default:
+			return login{}, "", ErrNotReady
+		}
 	}
 	if !a.qualify {
 		if l, ok := a.routes[id]; ok {

@@ -27,6 +27,8 @@ func (a *Adapter) Run(ctx context.Context, inbox Inbox) error {
 	if err := a.loadCursor(ctx); err != nil {
 		return err
 	}
+	// Keep-alive connections of the API client die with the adapter.
+	defer a.http.CloseIdleConnections()
 	first := true
 	backoff := a.cfg.MinBackoff
 	for {

@@ -15,6 +15,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"strings"
@@ -24,11 +25,15 @@ import (
 )
 
 func main() {
-	os.Exit(run(os.Args[1:]))
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
 }
 
-func run(args []string) int {
+// run serves until ctx ends. Exit codes: 0 stopped, 2 bad flags.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("fakesatori", flag.ContinueOnError)
+	fs.SetOutput(stderr)
 	legacy := fs.Bool("legacy", false, "speak the older protocol revision (id, self_id, X-Platform/X-Self-ID)")
 	token := fs.String("token", "", "token required in IDENTIFY and as Bearer token")
 	logins := fs.String("logins", "test:bot", "comma-separated platform:userId logins")
@@ -44,18 +49,15 @@ func run(args []string) int {
 	for _, l := range strings.Split(*logins, ",") {
 		p, id, ok := strings.Cut(strings.TrimSpace(l), ":")
 		if !ok || p == "" || id == "" {
-			fmt.Fprintf(os.Stderr, "fakesatori: login %q: want platform:userId\n", l)
+			fmt.Fprintf(stderr, "fakesatori: login %q: want platform:userId\n", l)
 			return 2
 		}
 		opts.Logins = append(opts.Logins, satoritest.Login{Platform: p, UserID: id, Name: id})
 	}
 	srv := satoritest.NewServer(opts)
 	defer srv.Close()
-	fmt.Println(srv.URL())
-	fmt.Println(srv.WSURL())
-
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	fmt.Fprintln(stdout, srv.URL())
+	fmt.Fprintln(stdout, srv.WSURL())
 	<-ctx.Done()
 	return 0
 }
