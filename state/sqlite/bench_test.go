@@ -217,3 +217,22 @@ func BenchmarkMixedParallel(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkHistory reads the 20-message window of channels of growing
+// size: the cost follows the window, not the channel.
+func BenchmarkHistory(b *testing.B) {
+	for _, n := range []int{100, 10_000} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			s := benchStore(b)
+			fill(b, s, "c", n)
+			ctx := context.Background()
+			b.ReportAllocs()
+			for b.Loop() {
+				msgs, total, err := s.History(ctx, "c", 20)
+				if err != nil || len(msgs) != 20 || total != n {
+					b.Fatal(len(msgs), total, err)
+				}
+			}
+		})
+	}
+}
