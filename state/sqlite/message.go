@@ -54,7 +54,8 @@ WHERE channel_id = ? AND read = 1 ORDER BY id DESC LIMIT ?`
 // Ingest stores an incoming message durably; see state.Store. The insert
 // and the unread flag are one statement, so a message is either absent or
 // stored and unread (or read, for the bot's own). On a duplicate the stored
-// row is returned with isNew=false.
+// row is returned with isNew=false. The channel need not have been
+// recorded with UpsertChannel first.
 func (s *Store) Ingest(ctx context.Context, msg state.Message) (state.Message, bool, error) {
 	if err := msg.Validate(); err != nil {
 		return state.Message{}, false, fmt.Errorf("ingest message: %w", err)

@@ -4,7 +4,9 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -103,6 +105,18 @@ func TestOpenRejects(t *testing.T) {
 			s.Close()
 			t.Errorf("Open(%q): no error", path)
 		}
+	}
+	// A file that is not a database is refused, and left alone.
+	junk := filepath.Join(dir, "junk.db")
+	if err := os.WriteFile(junk, []byte(strings.Repeat("not a database\n", 512)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if s, err := sqlite.Open(ctx, junk, zaptest.NewLogger(t)); err == nil {
+		s.Close()
+		t.Error("Open of a non-database file: no error")
+	}
+	if b, _ := os.ReadFile(junk); !strings.HasPrefix(string(b), "not a database") {
+		t.Error("Open changed a non-database file")
 	}
 	// A parent that is a file cannot be created.
 	s := open(t, filepath.Join(dir, "f.db"))
