@@ -686,12 +686,16 @@ func (p *Parser) coerce(info *actionInfo, f actions.Field, v jval, unit int64) (
 		var ok bool
 		switch v.kind {
 		case jNum:
-			n, ok = intLiteral(v.str, unit)
+			n, ok = intLiteral(v.str, unit, false)
+			if !ok && isDur {
+				// A fraction of a millisecond is noise, not an error.
+				n, ok = intLiteral(v.str, unit, true)
+			}
 		case jStr:
 			if isDur {
 				n, ok = parseDurationMS(v.str, unit)
 			} else {
-				n, ok = intLiteral(strings.TrimSpace(v.str), unit)
+				n, ok = intLiteral(strings.TrimSpace(v.str), unit, false)
 			}
 		}
 		if !ok {
@@ -780,8 +784,10 @@ func rawText(v jval) string {
 }
 
 // intLiteral reads a JSON number as an integer in the given unit,
-// exactly: 3e4 is 30000 and 1.5 seconds is 1500 milliseconds.
-func intLiteral(s string, unit int64) (int64, bool) {
+// exactly: 3e4 is 30000 and 1.5 seconds is 1500 milliseconds. A fraction
+// left over is rounded when round is set or the unit is not 1, and refused
+// otherwise.
+func intLiteral(s string, unit int64, round bool) (int64, bool) {
 	if s == "" || !isNumber(s) {
 		return 0, false
 	}
@@ -804,7 +810,7 @@ func intLiteral(s string, unit int64) (int64, bool) {
 	}
 	f.Mul(f, new(big.Float).SetInt64(unit))
 	if !f.IsInt() {
-		if unit == 1 {
+		if unit == 1 && !round {
 			return 0, false
 		}
 		// A fraction of a millisecond: round to the nearest.
@@ -879,7 +885,7 @@ func parseDurationMS(s string, unit int64) (int64, bool) {
 	if s == "" {
 		return 0, false
 	}
-	if n, ok := intLiteral(s, unit); ok {
+	if n, ok := intLiteral(s, unit, false); ok {
 		return n, true
 	}
 	if strings.HasPrefix(s, "pt") { // ISO 8601: PT30S, PT2M
