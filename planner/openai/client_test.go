@@ -695,3 +695,38 @@ func TestCompleteConcurrent(t *testing.T) {
 		}
 	}
 }
+
+func TestCompleteUnderFaults(t *testing.T) {
+	// The fake's echo policy with a third of the answers replaced by 429,
+	// 500, hangs and prose: every call ends with an answer, prose
+	// included (the parser, not the client, refuses it).
+	srv := openaitest.NewServer(t, openaitest.Faults(openaitest.Echo(openaitest.EchoOptions{}),
+		openaitest.FaultOptions{Rate: 0.3, Seed: 5, RetryAfter: "0"}))
+	cfg := testConfig(srv.URL())
+	cfg.Timeout = 100 * time.Millisecond
+	cfg.MaxAttempts = 8
+	c, w := newTestClient(t, cfg, nil)
+	var echoes, prose int
+	for i := range 25 {
+		req := testRequest()
+		req.Messages[1].Content = "New messages:\n- id \"" + string(rune('a'+i)) + "\" 10:00 \"you\": \"hi\""
+		resp, err := c.Complete(t.Context(), req)
+		if err != nil {
+			t.Fatalf("call %d: %v", i, err)
+		}
+		switch {
+		case strings.Contains(resp.Content, `"echo: hi"`):
+			echoes++
+		case !strings.Contains(resp.Content, "{"):
+			prose++
+		default:
+			t.Errorf("call %d: unexpected answer %q", i, resp.Content)
+		}
+	}
+	if echoes+prose != 25 || len(w.all()) == 0 {
+		t.Errorf("echoes %d, prose %d, retries %d", echoes, prose, len(w.all()))
+	}
+	if srv.Calls() != 25+len(w.all()) {
+		t.Errorf("server calls %d, want one per answer plus one per retry (%d)", srv.Calls(), 25+len(w.all()))
+	}
+}
