@@ -240,7 +240,7 @@ func (c *Client) classify(ctx, actx context.Context, ex *exchange, err error) er
 			Code:       ex.status,
 			RetryAfter: parseRetryAfter(ex.header, c.now()),
 			Body:       clip(c.redact.String(string(ex.body)), 4096),
-			hint:       statusHint(ex.status, c.cfg.Model, redactURL(c.cfg.BaseURL)),
+			hint:       statusHint(ex.status, c.cfg.Model, redactURL(c.cfg.BaseURL), c.cfg.APIKey != ""),
 		}
 	}
 	if ex.status != 0 {

@@ -730,3 +730,23 @@ func TestCompleteUnderFaults(t *testing.T) {
 		t.Errorf("server calls %d, want one per answer plus one per retry (%d)", srv.Calls(), 25+len(w.all()))
 	}
 }
+
+func TestCompleteWithoutKey(t *testing.T) {
+	srv := openaitest.NewServer(t, openaitest.Sequence(openaitest.Text(okAction)))
+	cfg := testConfig(srv.URL())
+	cfg.APIKey = ""
+	c, _ := newTestClient(t, cfg, nil)
+	if _, err := c.Complete(t.Context(), testRequest()); err != nil {
+		t.Fatalf("Complete: %v", err)
+	}
+	if h := srv.Requests()[0].Header.Get("Authorization"); h != "" {
+		t.Errorf("Authorization = %q, want none without a key", h)
+	}
+
+	locked := openaitest.NewServer(t, openaitest.Sequence(openaitest.Text(okAction)), openaitest.WithAPIKey(testKey))
+	c, _ = newTestClient(t, Config{BaseURL: locked.URL(), Model: "m"}, nil)
+	_, err := c.Complete(t.Context(), testRequest())
+	if !errors.Is(err, planner.ErrPermanent) || !strings.Contains(err.Error(), "LLM_API_KEY is not set") {
+		t.Errorf("err = %v, want a permanent error saying the key is missing", err)
+	}
+}

@@ -34,6 +34,7 @@ type Config struct {
 	// appends /chat/completions.
 	BaseURL string
 	// APIKey is sent as a bearer token (LLM_API_KEY) and never logged.
+	// It may be empty for local servers that need none.
 	APIKey string
 	// Model is the model name (LLM_MODEL).
 	Model string
@@ -83,9 +84,6 @@ func (c Config) Validate() error {
 		add("LLM_API_BASE_URL %q has no host", redactURL(c.BaseURL))
 	case strings.HasSuffix(strings.TrimRight(u.Path, "/"), "/chat/completions"):
 		add("LLM_API_BASE_URL %q must be the API root without /chat/completions", redactURL(c.BaseURL))
-	}
-	if strings.TrimSpace(c.APIKey) == "" {
-		add("LLM_API_KEY is required (local servers that ignore it accept any value)")
 	}
 	if strings.TrimSpace(c.Model) == "" {
 		add("LLM_MODEL is required")

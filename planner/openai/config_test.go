@@ -20,7 +20,8 @@ func TestConfigValidate(t *testing.T) {
 	}{
 		{"valid", func(*Config) {}, nil},
 		{"valid schema mode", func(c *Config) { c.JSONMode = JSONModeSchema; c.Schema = json.RawMessage(`{"type":"object"}`) }, nil},
-		{"nothing set", func(c *Config) { *c = Config{} }, []string{"LLM_API_BASE_URL", "LLM_API_KEY", "LLM_MODEL"}},
+		{"nothing set", func(c *Config) { *c = Config{} }, []string{"LLM_API_BASE_URL", "LLM_MODEL"}},
+		{"no key for a local server", func(c *Config) { c.APIKey = "" }, nil},
 		{"no scheme", func(c *Config) { c.BaseURL = "localhost:11434/v1" }, []string{"LLM_API_BASE_URL"}},
 		{"ftp", func(c *Config) { c.BaseURL = "ftp://example.com/v1" }, []string{"LLM_API_BASE_URL"}},
 		{"full endpoint given", func(c *Config) { c.BaseURL = "https://api.openai.com/v1/chat/completions" }, []string{"LLM_API_BASE_URL"}},

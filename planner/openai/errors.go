@@ -87,9 +87,12 @@ func retryableStatus(code int) bool {
 }
 
 // statusHint names the setting a user should look at for a status code.
-func statusHint(code int, model, baseURL string) string {
+func statusHint(code int, model, baseURL string, keySet bool) string {
 	switch code {
 	case http.StatusUnauthorized:
+		if !keySet {
+			return "LLM_API_KEY is not set and the endpoint needs one"
+		}
 		return "check LLM_API_KEY"
 	case http.StatusPaymentRequired:
 		return "check the balance or plan of the account behind LLM_API_KEY"
