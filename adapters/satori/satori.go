@@ -16,6 +16,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/airi-go/airi/actions"
 	"github.com/airi-go/airi/state"
 )
 
@@ -32,9 +33,13 @@ type Inbox interface {
 
 // Cursors persists adapter positions across restarts.
 type Cursors interface {
+	// Cursor returns the stored value of key, or "" when unset.
 	Cursor(ctx context.Context, key string) (string, error)
+	// SetCursor stores value under key.
 	SetCursor(ctx context.Context, key, value string) error
 }
+
+var _ actions.Sender = (*Adapter)(nil)
 
 // Config holds the adapter's settings. Zero durations take defaults.
 type Config struct {
@@ -62,6 +67,8 @@ type Config struct {
 	// HTTPClient, when set, is used for API calls and the WebSocket
 	// handshake (tests, proxies).
 	HTTPClient *http.Client
+	// Now is the clock for messages that carry no time [time.Now].
+	Now func() time.Time
 }
 
 func (c *Config) setDefaults() {
@@ -85,6 +92,9 @@ func (c *Config) setDefaults() {
 	}
 	if c.SendAttempts <= 0 {
 		c.SendAttempts = 3
+	}
+	if c.Now == nil {
+		c.Now = time.Now
 	}
 }
 

@@ -342,7 +342,7 @@ func (a *Adapter) onEvent(ctx context.Context, inbox Inbox, body []byte) error {
 	log := a.log.With(zap.String("type", ev.Type), zap.Int64("sn", n))
 	switch ev.Type {
 	case "message-created", "message":
-		ch, msg, err := a.convert(&ev, time.Now())
+		ch, msg, err := a.convert(&ev, a.cfg.Now())
 		if err != nil {
 			log.Warn("message event ignored", zap.Error(err))
 			break
