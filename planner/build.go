@@ -96,7 +96,9 @@ func (s SectionInfo) Text(p Prompt) string {
 type BuilderOptions struct {
 	// HistoryLimit is the history window (default 20).
 	HistoryLimit int
-	// TimeZone is the zone of times shown to the model (default UTC).
+	// TimeZone is the zone of times shown to the model; nil uses the zone
+	// of Input.Now (the server's for time.Now(), the recorded one in a
+	// replay).
 	TimeZone *time.Location
 	// BotName is the bot's name when Input.BotName is empty; when both are
 	// empty the persona template's name is used.
@@ -122,12 +124,17 @@ func NewBuilder(src *prompts.Source, reg *actions.Registry, opts BuilderOptions)
 	if opts.HistoryLimit <= 0 {
 		opts.HistoryLimit = DefaultHistoryLimit
 	}
-	if opts.TimeZone == nil {
-		opts.TimeZone = time.UTC
-	}
 	b := &Builder{src: src, opts: opts, cache: map[string]*systemCache{}}
 	b.computed = append(builtinSections(reg), opts.Sections...)
 	return b
+}
+
+// zone returns the zone times are shown in.
+func (b *Builder) zone(now time.Time) *time.Location {
+	if b.opts.TimeZone != nil {
+		return b.opts.TimeZone
+	}
+	return now.Location()
 }
 
 // HistoryLimit returns the history window to ask the store for.

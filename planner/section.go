@@ -259,7 +259,7 @@ func (b *Builder) system(set *prompts.Set, channelID string, d prompts.Data, now
 		b.mu.Unlock()
 	}
 	vd := d
-	vd.Now = now.In(b.opts.TimeZone)
+	vd.Now = now.In(b.zone(now))
 	var sb strings.Builder
 	infos := make([]SectionInfo, 0, len(c.parts)+1)
 	for _, p := range c.parts {

@@ -27,7 +27,7 @@ const readInHistory = "ok; those messages are now in the chat history above"
 // stateData completes the static data with what changes every tick.
 // hist is the history window the request shows.
 func (b *Builder) stateData(d prompts.Data, in Input, hist []state.Message) prompts.Data {
-	tz := b.opts.TimeZone
+	tz := b.zone(in.Now)
 	d.Now = in.Now.In(tz)
 	d.Remaining = in.Remaining
 	if len(in.Incoming) > 0 {

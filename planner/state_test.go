@@ -91,3 +91,13 @@ func TestStateTimeAndUnread(t *testing.T) {
 		t.Errorf("channel without unread listed:\n%s", got)
 	}
 }
+
+func TestStateZoneDefaultsToNow(t *testing.T) {
+	b := newTestBuilder(t, "", BuilderOptions{})
+	in := fixture("console", false)
+	in.Now = in.Now.In(time.FixedZone("JST", 9*3600))
+	got := stateMessage(t, b, in)
+	if !strings.Contains(got, "Sunday 2026-03-15 06:40 JST (+09:00)") || !strings.Contains(got, " 06:39 Ada") {
+		t.Errorf("times not shown in the zone of Now:\n%s", got)
+	}
+}

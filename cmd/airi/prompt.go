@@ -103,7 +103,7 @@ func (a *app) cmdPromptRender(ctx context.Context, args []string) int {
 		fmt.Fprintln(a.stderr, "airi prompt render:", err)
 		return exitFailure
 	}
-	b := planner.NewBuilder(src, reg, planner.BuilderOptions{HistoryLimit: limit, TimeZone: in.Now.Location()})
+	b := planner.NewBuilder(src, reg, planner.BuilderOptions{HistoryLimit: limit})
 	// The store would return at most the window; the sample or file may hold more.
 	if len(in.History) > limit {
 		in.History = in.History[len(in.History)-limit:]
