@@ -87,3 +87,13 @@ func BenchmarkHandleMessageEvent(b *testing.B) {
 		}
 	})
 }
+
+func TestJitter(t *testing.T) {
+	for _, d := range []time.Duration{0, 1, 2, time.Millisecond, time.Minute} {
+		for range 100 {
+			if j := jitter(d); j < d/2 || j > d {
+				t.Fatalf("jitter(%v) = %v, want within [%v, %v]", d, j, d/2, d)
+			}
+		}
+	}
+}

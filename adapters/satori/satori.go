@@ -120,12 +120,26 @@ func DeriveAPIBaseURL(wsURL string) (string, error) {
 	return strings.TrimSuffix(u.String(), "/"), nil
 }
 
-// login is one bot account the server offers.
-type login struct {
+// Login is one bot account the server offers.
+type Login struct {
+	// Platform is the chat platform (qq, telegram, discord, ...).
 	Platform string
-	SelfID   string
-	Name     string
-	Status   int
+	// SelfID is the bot's user id on that platform.
+	SelfID string
+	// Name is the bot's display name, when the server tells it.
+	Name string
+	// Status is the Satori login status (1 = online).
+	Status int
+}
+
+type login = Login
+
+// Logins returns the bot accounts the server offered in its last READY
+// (and any seen on events since).
+func (a *Adapter) Logins() []Login {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return append([]Login(nil), a.logins...)
 }
 
 // Adapter connects to one Satori server and joins every login it offers.

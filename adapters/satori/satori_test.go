@@ -495,6 +495,9 @@ func TestSeveralLogins(t *testing.T) {
 	defer srv.Close()
 	in := newInbox()
 	a := start(t, testConfig(srv), &cursors{}, in)
+	if ls := a.Logins(); len(ls) != 2 || ls[1] != (satori.Login{Platform: "discord", SelfID: "d-bot", Name: "DBot", Status: 1}) {
+		t.Errorf("logins = %+v", ls)
+	}
 	srv.PushMessage(satoritest.Message{ID: "x", ChannelID: "555", GuildID: "555", UserID: "u", Content: `<at id="d-bot"/> hey`, Login: 1})
 	got := in.wait(t, 1)[0]
 	if got.ch.ID != "discord:555" || got.ch.NativeID != "555" || !got.msg.Mentioned {
