@@ -55,6 +55,8 @@ type Parser struct {
 	byCanon map[string]string
 	known   string // "break, continue, ..." for errors
 	example string // an example answer for errors
+	// Refusals that do not depend on the answer, written once.
+	msgNoAction, msgNoName string
 }
 
 // NewParser returns a parser for the actions of reg.
@@ -94,6 +96,8 @@ func NewParser(reg *actions.Registry) *Parser {
 	if len(names) > 0 {
 		p.example = p.infos[names[0]].example
 	}
+	p.msgNoAction = fmt.Sprintf("no action found in the answer; reply with exactly one JSON object naming an action, such as %s (known actions: %s)", p.example, p.known)
+	p.msgNoName = fmt.Sprintf("the JSON object names no action; add an \"action\" key with one of %s, for example %s", p.known, p.example)
 	return p
 }
 
@@ -345,7 +349,7 @@ func (p *Parser) scan(text string, inThink bool, r *run, depth int) (actions.Act
 }
 
 func (p *Parser) noAction() *ParseError {
-	return p.refuse(nil, "no action found in the answer; reply with exactly one JSON object naming an action, such as %s (known actions: %s)", p.example, p.known)
+	return &ParseError{Reason: p.msgNoAction}
 }
 
 // fromCandidate decodes one object of the answer, strictly if it can and

@@ -397,7 +397,7 @@ func (p *Parser) searchNested(v jval, r *run, depth int) (actions.Action, bool, 
 	if r.truncated {
 		return actions.Action{}, false, p.refuse(nil, "the answer was cut off before the action name; reply again with one short, complete JSON object such as %s", p.example)
 	}
-	return actions.Action{}, false, p.refuse(nil, "the JSON object names no action; add an \"action\" key with one of %s, for example %s", p.known, p.example)
+	return actions.Action{}, false, &ParseError{Reason: p.msgNoName}
 }
 
 // paramsFromText decodes arguments given as a JSON string.
@@ -804,6 +804,11 @@ func intLiteral(s string, unit int64, round bool) (int64, bool) {
 		}
 		return n, true
 	}
+	if n, exact, ok := fixedPoint(s, unit); ok && (exact || round || unit != 1) {
+		return n, true
+	} else if ok {
+		return 0, false
+	}
 	f, _, err := big.ParseFloat(s, 10, 128, big.ToNearestEven)
 	if err != nil {
 		return 0, false
@@ -821,6 +826,72 @@ func intLiteral(s string, unit int64, round bool) (int64, bool) {
 		return 0, false
 	}
 	return n, true
+}
+
+// fixedPoint computes s × unit for a decimal number s with few digits
+// using integer arithmetic, rounding half up; exact reports that no
+// fraction was left. ok is false when the number needs big arithmetic.
+func fixedPoint(s string, unit int64) (n int64, exact, ok bool) {
+	neg := false
+	if s != "" && (s[0] == '-' || s[0] == '+') {
+		neg = s[0] == '-'
+		s = s[1:]
+	}
+	var mant int64
+	digits, scale := 0, 0
+	i := 0
+	for ; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
+		mant = mant*10 + int64(s[i]-'0')
+		if mant != 0 {
+			digits++
+		}
+	}
+	if i < len(s) && s[i] == '.' {
+		for i++; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
+			mant = mant*10 + int64(s[i]-'0')
+			scale++
+			if mant != 0 {
+				digits++
+			}
+		}
+	}
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		e, err := strconv.Atoi(s[i+1:])
+		if err != nil || e > 18 || e < -18 {
+			return 0, false, false
+		}
+		scale -= e
+	}
+	if digits > 15 || scale > 18 || scale < -18 {
+		return 0, false, false
+	}
+	if unit <= 0 || mant > math.MaxInt64/unit {
+		return 0, false, false
+	}
+	mant *= unit
+	for ; scale < 0; scale++ {
+		if mant > math.MaxInt64/10 {
+			return 0, false, false
+		}
+		mant *= 10
+	}
+	exact = true
+	if scale > 0 {
+		div := int64(1)
+		for ; scale > 0; scale-- {
+			div *= 10
+		}
+		q, r := mant/div, mant%div
+		exact = r == 0
+		if 2*r >= div {
+			q++
+		}
+		mant = q
+	}
+	if neg {
+		mant = -mant
+	}
+	return mant, exact, true
 }
 
 // isNumber reports whether s is a decimal number: an optional sign,
@@ -891,7 +962,7 @@ func parseDurationMS(s string, unit int64) (int64, bool) {
 	if strings.HasPrefix(s, "pt") { // ISO 8601: PT30S, PT2M
 		s = s[2:]
 	}
-	total := new(big.Float).SetPrec(128)
+	var total int64
 	i := 0
 	pairs := 0
 	for i < len(s) {
@@ -908,10 +979,7 @@ func parseDurationMS(s string, unit int64) (int64, bool) {
 		if j == i {
 			return 0, false
 		}
-		num, _, err := big.ParseFloat(s[i:j], 10, 128, big.ToNearestEven)
-		if err != nil {
-			return 0, false
-		}
+		numText := s[i:j]
 		for j < len(s) && s[j] == ' ' {
 			j++
 		}
@@ -924,18 +992,16 @@ func parseDurationMS(s string, unit int64) (int64, bool) {
 		if !ok {
 			return 0, false
 		}
-		num.Mul(num, new(big.Float).SetInt64(mult))
-		total.Add(total, num)
+		if !isNumber(numText) {
+			return 0, false
+		}
+		ms, _, ok := fixedPoint(numText, mult)
+		if !ok || total > math.MaxInt64-ms {
+			return 0, false
+		}
+		total += ms
 		pairs++
 		i = k
 	}
-	if pairs == 0 {
-		return 0, false
-	}
-	total.Add(total, big.NewFloat(0.5))
-	n, _ := total.Int64()
-	if total.Cmp(new(big.Float).SetInt64(math.MaxInt64)) > 0 {
-		return 0, false
-	}
-	return n, true
+	return total, pairs > 0
 }

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"math/big"
 	"os"
 	"reflect"
 	"strings"
@@ -314,5 +315,39 @@ func TestSchemaCheckFallsBack(t *testing.T) {
 	}
 	if _, err := p.Parse(`{"action":"tag","tag":"ABC"}`); err == nil {
 		t.Fatal("tag violating the pattern accepted")
+	}
+}
+
+// TestFixedPointMatchesBig compares the integer fast path for decimal
+// numbers with arbitrary-precision arithmetic.
+func TestFixedPointMatchesBig(t *testing.T) {
+	inputs := []string{"0", "1", "-1", "30000", "3e4", "3E+4", "1.5", "1.49", "2.5", "-2.5", "0.0004", "1e-3", "123456789012345",
+		"999999999999999", "1.5e3", "12.345e1", "7e18", "9e18", "0.5e1", "100e-2", "+42"}
+	for _, in := range inputs {
+		for _, unit := range []int64{1, 1000, 60000, 3600000} {
+			n, exact, ok := fixedPoint(in, unit)
+			if !ok {
+				continue
+			}
+			r, ok2 := new(big.Rat).SetString(in)
+			if !ok2 {
+				t.Fatalf("big.Rat cannot read %q", in)
+			}
+			r.Mul(r, new(big.Rat).SetInt64(unit))
+			if r.IsInt() != exact {
+				t.Errorf("fixedPoint(%q, %d): exact=%v, big.Rat says %v", in, unit, exact, r.IsInt())
+			}
+			// Round the magnitude half up, then apply the sign.
+			abs := new(big.Rat).Abs(r)
+			abs.Add(abs, big.NewRat(1, 2))
+			q := new(big.Int).Quo(abs.Num(), abs.Denom())
+			if r.Sign() < 0 {
+				q.Neg(q)
+			}
+			want := q.Int64()
+			if n != want {
+				t.Errorf("fixedPoint(%q, %d) = %d, want %d", in, unit, n, want)
+			}
+		}
 	}
 }
