@@ -1,0 +1,323 @@
+package replay_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/airi-go/airi/actions"
+	"github.com/airi-go/airi/planner"
+	"github.com/airi-go/airi/prompts"
+	"github.com/airi-go/airi/scheduler"
+	"github.com/airi-go/airi/scheduler/replay"
+	"github.com/airi-go/airi/state"
+	"github.com/airi-go/airi/state/sqlite"
+)
+
+// sessions is where the shipped sessions live, relative to this package.
+const sessions = "../../testdata/sessions"
+
+// testRuntime wires the core the way cmd/airi does: a SQLite store in a
+// temporary file, the embedded prompts, the built-in actions, the builder,
+// the parser and the scheduler, driven without its timers.
+type testRuntime struct {
+	store *sqlite.Store
+	sched *scheduler.Scheduler
+}
+
+func (r *testRuntime) Deliver(ctx context.Context, ch state.Channel, msg state.Message) error {
+	return r.sched.Deliver(ctx, ch, msg)
+}
+
+func (r *testRuntime) Wake(ctx context.Context, id, trigger string) scheduler.WakeReport {
+	return r.sched.Wake(ctx, id, trigger)
+}
+
+func (r *testRuntime) Close() error { return r.store.Close() }
+
+// router adapts the replay adapter to the handlers' Sender.
+type router struct{ a *replay.Adapter }
+
+func (r router) Send(ctx context.Context, out actions.Outgoing) (string, error) { return r.a.Send(ctx, out) }
+
+func opener(t *testing.T, promptsDir string) replay.Opener {
+	t.Helper()
+	return func(ctx context.Context, w replay.Wiring) (replay.Runtime, error) {
+		log := zap.NewNop()
+		store, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "replay.db"), log)
+		if err != nil {
+			return nil, err
+		}
+		src, err := prompts.Load(promptsDir, log)
+		if err != nil {
+			store.Close()
+			return nil, err
+		}
+		st := w.Header.Settings
+		bot := st.BotName
+		if bot == "" {
+			bot = src.Current().BotName()
+		}
+		reg, err := actions.NewBuiltinRegistry(actions.NewHandlers(actions.HandlerDeps{
+			Store: store, Sender: router{w.Sender}, BotName: bot,
+			SleepMax: time.Duration(st.SleepMaxMS) * time.Millisecond, Now: w.Now,
+		}))
+		if err != nil {
+			store.Close()
+			return nil, err
+		}
+		sched, err := scheduler.New(scheduler.Config{
+			MaxIterations: st.MaxIterations, ContinueDelay: -1, Interrupt: st.Interrupt,
+			HistoryLimit: st.History, BotName: bot, Language: st.Language, SendUser: st.SendUser, Now: w.Now,
+		}, scheduler.Deps{
+			Store: store, Prompter: planner.NewBuilder(src, reg, planner.BuilderOptions{HistoryLimit: st.History}),
+			Model: w.Model, Parser: planner.NewParser(reg), Dispatcher: reg, OnTick: w.OnTick, Logger: log,
+		})
+		if err != nil {
+			store.Close()
+			return nil, err
+		}
+		return &testRuntime{store: store, sched: sched}, nil
+	}
+}
+
+func readSession(t *testing.T, name string) *replay.Session {
+	t.Helper()
+	ss, err := replay.ReadFile(filepath.Join(sessions, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ss) != 1 {
+		t.Fatalf("%s holds %d sessions, want 1", name, len(ss))
+	}
+	return ss[0]
+}
+
+func TestShippedSessionsReplay(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join(sessions, "*.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) < 5 {
+		t.Fatalf("found %d shipped sessions, want at least 5", len(files))
+	}
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			ss, err := replay.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, s := range ss {
+				rep, err := replay.Play(context.Background(), s, opener(t, ""), replay.Options{Prompts: true})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if rep.Divergence != nil {
+					t.Errorf("diverged: %s", rep.Divergence)
+				}
+				if rep.Replayed != rep.Recorded || rep.Recorded == 0 {
+					t.Errorf("replayed %d ticks of %d", rep.Replayed, rep.Recorded)
+				}
+				// Prompts may have been tuned since the recording: that is
+				// reported, not a failure.
+				for _, c := range rep.Prompts {
+					t.Logf("tick %d renders differently now:\n%s", c.Tick, c.Diff)
+				}
+			}
+		})
+	}
+}
+
+// answer replaces the recorded answer of tick n (from 1).
+func answer(t *testing.T, s *replay.Session, n int, raw string) {
+	t.Helper()
+	ticks := s.Ticks()
+	if n > len(ticks) {
+		t.Fatalf("session has %d ticks", len(ticks))
+	}
+	ticks[n-1].Raw = raw
+}
+
+func TestDivergence(t *testing.T) {
+	tests := []struct {
+		name     string
+		file     string
+		edit     func(t *testing.T, s *replay.Session)
+		tick     int
+		what     string
+		expected string
+		got      string
+	}{
+		{
+			name: "send turned into continue", file: "aborted-send.jsonl", tick: 3, what: "action",
+			edit:     func(t *testing.T, s *replay.Session) { answer(t, s, 3, `{"action":"continue"}`) },
+			expected: `{"action":"send_message","channelId":"412345678","content":"first boat out is 06:10, then every 40 minutes till noon."}`,
+			got:      `{"action":"continue"}`,
+		},
+		{
+			name: "send with other words", file: "direct-chat.jsonl", tick: 5, what: "action",
+			edit: func(t *testing.T, s *replay.Session) {
+				answer(t, s, 5, `{"action":"send_message","channelId":"console","content":"earl grey."}`)
+			},
+			got: `"content":"earl grey."`,
+		},
+		{
+			name: "answer no longer parses", file: "group-burst.jsonl", tick: 1, what: "action",
+			edit: func(t *testing.T, s *replay.Session) { answer(t, s, 1, "I would rather not.") },
+			got:  "no action, parse error",
+		},
+		{
+			name: "wake asks for a tick the recording lacks", file: "direct-chat.jsonl", tick: 1, what: "extra tick",
+			edit: func(t *testing.T, s *replay.Session) {
+				// Drop tick 2 (the continue after the first send).
+				for i, it := range s.Items {
+					if it.Tick != nil && it.Tick.Raw == `{"action":"continue"}` {
+						s.Items = append(s.Items[:i], s.Items[i+1:]...)
+						return
+					}
+				}
+				t.Fatal("no continue tick")
+			},
+			got: "recording has no answer",
+		},
+		{
+			name: "wake ends early", file: "direct-chat.jsonl", tick: 2, what: "missing tick",
+			edit: func(t *testing.T, s *replay.Session) { s.Header.Settings.MaxIterations = 1 },
+		},
+		{
+			name: "interrupts turned off", file: "aborted-send.jsonl", tick: 1, what: "model error",
+			edit: func(t *testing.T, s *replay.Session) { s.Header.Settings.Interrupt = false },
+			got:  "does not cancel the call",
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := readSession(t, tc.file)
+			tc.edit(t, s)
+			rep, err := replay.Play(context.Background(), s, opener(t, ""), replay.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			d := rep.Divergence
+			if d == nil {
+				t.Fatal("no divergence reported")
+			}
+			if d.Tick != tc.tick || d.What != tc.what {
+				t.Fatalf("divergence at tick %d in %s, want tick %d in %s:\n%s", d.Tick, d.What, tc.tick, tc.what, d)
+			}
+			if tc.expected != "" && d.Expected != tc.expected {
+				t.Errorf("expected = %s\nwant %s", d.Expected, tc.expected)
+			}
+			if !strings.Contains(d.Got, tc.got) {
+				t.Errorf("got = %s\nwant it to contain %s", d.Got, tc.got)
+			}
+		})
+	}
+}
+
+func TestPromptChange(t *testing.T) {
+	dir := t.TempDir()
+	persona, err := fsRead(prompts.Embedded(), "persona.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const from, to = "warm, dry, a little teasing.", "warm, dry, a little grumpy."
+	if !strings.Contains(persona, from) {
+		t.Skip("the persona no longer says " + from)
+	}
+	writeFile(t, filepath.Join(dir, "persona.md"), strings.Replace(persona, from, to, 1))
+	s := readSession(t, "group-burst.jsonl")
+	rep, err := replay.Play(context.Background(), s, opener(t, dir), replay.Options{Prompts: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Divergence != nil {
+		t.Fatalf("a persona edit changed what the bot did: %s", rep.Divergence)
+	}
+	if len(rep.Prompts) != len(s.Ticks()) {
+		t.Fatalf("%d ticks with prompt changes, want every one of %d", len(rep.Prompts), len(s.Ticks()))
+	}
+	d := rep.Prompts[0].Diff
+	for _, want := range []string{"--- recorded tick 1\n+++ replayed tick 1\n", "\n-Voice: " + from, "\n+Voice: " + to, " === message 1 (system)\n"} {
+		if !strings.Contains(d, want) {
+			t.Errorf("diff lacks %q:\n%s", want, d)
+		}
+	}
+	minus, plus := 0, 0
+	for _, l := range strings.Split(d, "\n")[2:] {
+		switch {
+		case strings.HasPrefix(l, "-"):
+			minus++
+		case strings.HasPrefix(l, "+"):
+			plus++
+		}
+	}
+	if minus != 1 || plus != 1 {
+		t.Errorf("diff should change exactly one line:\n%s", d)
+	}
+}
+
+func TestForwardAndObservers(t *testing.T) {
+	s := readSession(t, "direct-chat.jsonl")
+	var fw forward
+	var events, ticks []string
+	rep, err := replay.Play(context.Background(), s, opener(t, ""), replay.Options{
+		Forward: &fw,
+		OnEvent: func(e *replay.Event) { events = append(events, e.Content) },
+		OnTick: func(n int, tk state.Tick) {
+			var a struct{ Action string }
+			_ = json.Unmarshal(tk.Action, &a)
+			ticks = append(ticks, a.Action)
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Divergence != nil {
+		t.Fatal(rep.Divergence)
+	}
+	if len(events) != 4 || events[0] != "hey juni, you on shift tonight?" {
+		t.Errorf("events = %q", events)
+	}
+	want := "send_message continue send_message continue send_message continue send_message continue"
+	if got := strings.Join(ticks, " "); got != want {
+		t.Errorf("ticks = %s, want %s", got, want)
+	}
+	if len(fw.sent) != 4 || !strings.HasPrefix(fw.sent[0].Content, "on shift") || fw.sent[0].ChannelID != "console" {
+		t.Errorf("forwarded %+v", fw.sent)
+	}
+}
+
+type forward struct{ sent []actions.Outgoing }
+
+func (f *forward) Send(_ context.Context, out actions.Outgoing) (string, error) {
+	f.sent = append(f.sent, out)
+	return "ignored", nil
+}
+
+func TestWriteIsStable(t *testing.T) {
+	// A shipped session written again comes out byte for byte the same.
+	files, _ := filepath.Glob(filepath.Join(sessions, "*.jsonl"))
+	for _, f := range files {
+		raw := mustRead(t, f)
+		ss, err := replay.Read(bytes.NewReader(raw))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b bytes.Buffer
+		for _, s := range ss {
+			if err := replay.Write(&b, s); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if !bytes.Equal(b.Bytes(), raw) {
+			t.Errorf("%s changes when written again", f)
+		}
+	}
+}

@@ -1,0 +1,139 @@
+package replay_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/airi-go/airi/actions"
+	"github.com/airi-go/airi/scheduler/replay"
+	"github.com/airi-go/airi/state"
+)
+
+func sample() *replay.Session {
+	t0 := time.Date(2026, 5, 1, 20, 0, 0, 0, time.UTC)
+	return &replay.Session{
+		Header: replay.Header{
+			Channel:  state.Channel{ID: "-100", Platform: "telegram", Group: true, Title: "Owls", Members: []string{"ana"}},
+			Bot:      "Juni",
+			Platform: "telegram",
+			Settings: replay.Settings{History: 20, MaxIterations: 5, Interrupt: true},
+		},
+		Items: []replay.Item{
+			{Event: &replay.Event{Type: replay.TypeEvent, Time: t0, PlatformID: "7", Sender: "ana", Content: "<b>hi</b> & \"bye\"", Mentioned: true}},
+			{Tick: &replay.Tick{
+				Type: replay.TypeTick, N: 1, Wake: 3, Trigger: "message", Now: t0.Add(time.Second),
+				Request: []state.ChatMessage{{Role: "system", Content: "you are\nJuni"}, {Role: "user", Content: "state"}},
+				Raw:     "```json\n{\"action\":\"send_message\",\"channelId\":\"-100\",\"content\":\"yo\"}\n```",
+				Usage:   state.Usage{PromptTokens: 10, CompletionTokens: 3}, LatencyMS: 900,
+				Action:  json.RawMessage(`{"action":"send_message","channelId":"-100","content":"yo"}`),
+				Result:  `sent to "-100"`, OK: true,
+				Effects: []actions.Effect{{Kind: "send", ChannelID: "-100", Content: "yo", MessageID: "8"}},
+			}},
+		},
+	}
+}
+
+func TestRoundTrip(t *testing.T) {
+	s := sample()
+	var b bytes.Buffer
+	if err := replay.Write(&b, s); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
+	if len(lines) != 3 {
+		t.Fatalf("wrote %d lines, want a header, an event and a tick:\n%s", len(lines), b.String())
+	}
+	for i, prefix := range []string{`{"airi_session":1,"channel":{`, `{"type":"event","time":"2026-05-01T20:00:00Z"`, `{"type":"tick","n":1,"wake":3,`} {
+		if !strings.HasPrefix(lines[i], prefix) {
+			t.Errorf("line %d = %s\nwant it to start with %s", i+1, lines[i], prefix)
+		}
+	}
+	if !strings.Contains(lines[1], `"content":"<b>hi</b> & \"bye\""`) {
+		t.Errorf("chat text should stay readable: %s", lines[1])
+	}
+	got, err := replay.Read(&b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Header.Session = replay.Version
+	if len(got) != 1 || !reflect.DeepEqual(got[0], s) {
+		t.Errorf("read back %+v\nwant %+v", got[0], s)
+	}
+}
+
+func TestReadSeveralSessions(t *testing.T) {
+	var b bytes.Buffer
+	a, c := sample(), sample()
+	c.Header.Channel.ID = "-200"
+	for _, s := range []*replay.Session{a, c} {
+		if err := replay.Write(&b, s); err != nil {
+			t.Fatal(err)
+		}
+		b.WriteString("\n") // blank lines are ignored
+	}
+	got, err := replay.Read(&b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || got[0].Header.Channel.ID != "-100" || got[1].Header.Channel.ID != "-200" || len(got[1].Items) != 2 {
+		t.Fatalf("read %d sessions: %+v", len(got), got)
+	}
+}
+
+func TestReadErrors(t *testing.T) {
+	const header = `{"airi_session":1,"channel":{"id":"c","platform":"console","group":false},"platform":"console","settings":{"interrupt":true}}`
+	tests := []struct {
+		name, in, want string
+	}{
+		{"empty", "", "no session header"},
+		{"no header", `{"type":"event","time":"2026-01-01T00:00:00Z","sender":"a","content":"b"}`, "line 1: a session starts with a header"},
+		{"newer version", `{"airi_session":2,"channel":{}}`, "line 1: session format version 2; this airi reads version 1"},
+		{"header without channel id", `{"airi_session":1,"channel":{"platform":"console"},"platform":"console","settings":{}}`, "line 1: header: channel: empty id"},
+		{"not json", header + "\nnope", "line 2: not a JSON object"},
+		{"unknown type", header + "\n" + `{"type":"note"}`, `line 2: unknown line type "note"`},
+		{"misspelt key", header + "\n" + `{"type":"event","time":"2026-01-01T00:00:00Z","sendr":"a","content":"b"}`, `line 2: event: json: unknown field "sendr"`},
+		{"event without time", header + "\n" + `{"type":"event","sender":"a","content":"b"}`, "line 2: event without a time"},
+		{"tick without now", header + "\n\n" + `{"type":"tick","wake":1,"trigger":"message","request":[],"raw":"","usage":{"promptTokens":0,"completionTokens":0},"latencyMs":0,"result":"","ok":false}`, "line 3: tick without a time"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := replay.Read(strings.NewReader(tc.in))
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error %v, want one containing %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func FuzzRead(f *testing.F) {
+	var b bytes.Buffer
+	if err := replay.Write(&b, sample()); err != nil {
+		f.Fatal(err)
+	}
+	f.Add(b.Bytes())
+	f.Add([]byte(`{"airi_session":1,"channel":{"id":"c","platform":"p"}}` + "\n" + `{"type":"tick","now":"2026-01-01T00:00:00Z","action":{"action":"x"}}`))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		ss, err := replay.Read(bytes.NewReader(in))
+		if err != nil {
+			return
+		}
+		// What reads, writes; and what it writes reads back the same.
+		var out bytes.Buffer
+		for _, s := range ss {
+			if err := replay.Write(&out, s); err != nil {
+				t.Fatalf("write what was read: %v", err)
+			}
+		}
+		again, err := replay.Read(bytes.NewReader(out.Bytes()))
+		if err != nil {
+			t.Fatalf("read what was written: %v\n%s", err, out.String())
+		}
+		if len(again) != len(ss) {
+			t.Fatalf("%d sessions became %d", len(ss), len(again))
+		}
+	})
+}
