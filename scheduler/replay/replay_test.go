@@ -44,7 +44,9 @@ func (r *testRuntime) Close() error { return r.store.Close() }
 // router adapts the replay adapter to the handlers' Sender.
 type router struct{ a *replay.Adapter }
 
-func (r router) Send(ctx context.Context, out actions.Outgoing) (string, error) { return r.a.Send(ctx, out) }
+func (r router) Send(ctx context.Context, out actions.Outgoing) (string, error) {
+	return r.a.Send(ctx, out)
+}
 
 func opener(t *testing.T, promptsDir string) replay.Opener {
 	t.Helper()
