@@ -40,7 +40,10 @@ func (a *Adapter) Run(ctx context.Context, inbox Inbox) error {
 			return fmt.Errorf("satori: connect %s: %w", a.cfg.WSURL, err)
 		}
 		first = false
-		if ready {
+		// A connection that got as far as READY starts the backoff over,
+		// unless the inbox refused a message: a store that keeps failing
+		// must not be hammered with the same event every MinBackoff.
+		if ready && !errors.Is(err, errDeliver) {
 			backoff = a.cfg.MinBackoff
 		}
 		wait := jitter(backoff)
@@ -221,6 +224,9 @@ func closeReason(err error) string {
 	return ""
 }
 
+// errDeliver marks a session ended because the inbox refused a message.
+var errDeliver = errors.New("deliver message")
+
 // errNoPong reports a connection whose PING went unanswered.
 var errNoPong = errors.New("no PONG in time: connection is dead")
 
@@ -348,7 +354,7 @@ func (a *Adapter) onEvent(ctx context.Context, inbox Inbox, body []byte) error {
 			break
 		}
 		if err := inbox.Deliver(ctx, ch, msg); err != nil {
-			return fmt.Errorf("deliver message %s in %s: %w", msg.PlatformID, ch.ID, err)
+			return fmt.Errorf("%w %s in %s: %w", errDeliver, msg.PlatformID, ch.ID, err)
 		}
 		log.Debug("message delivered", zap.String("channel", ch.ID), zap.String("id", msg.PlatformID), zap.Bool("self", msg.Self))
 	case "login-added", "login-updated":
