@@ -145,7 +145,7 @@ func (a *Adapter) session(ctx context.Context, inbox Inbox) (ready bool, err err
 		if err != nil {
 			cancel()
 			if s := websocket.CloseStatus(err); s != -1 {
-				return false, fmt.Errorf("server closed the connection before READY (status %d %q; is the token right?): %w", s, closeReason(err), err)
+				return false, fmt.Errorf("server closed the connection before READY (status %d %q; check the token and the URL path): %w", s, closeReason(err), err)
 			}
 			return false, fmt.Errorf("wait for READY: %w", err)
 		}
