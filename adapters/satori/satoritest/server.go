@@ -530,7 +530,13 @@ func (s *Server) serveCreate(w http.ResponseWriter, r *http.Request) {
 	}
 	auth := r.Header.Get("Authorization")
 	if s.opts.Token != "" && auth != "Bearer "+s.opts.Token {
-		http.Error(w, "invalid token", http.StatusUnauthorized)
+		// @satorijs/server 2.x answers 403; newer servers tell a missing
+		// token (401) from a wrong one.
+		status := http.StatusForbidden
+		if s.opts.Revision == Current && auth == "" {
+			status = http.StatusUnauthorized
+		}
+		http.Error(w, "invalid token", status)
 		return
 	}
 	li := -1
