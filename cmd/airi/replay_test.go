@@ -1,0 +1,289 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/airi-go/airi/prompts"
+	"github.com/airi-go/airi/scheduler/replay"
+)
+
+// runCmd runs one command in-process and returns its exit code and output.
+func runCmd(t *testing.T, env map[string]string, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	a := &app{stdin: strings.NewReader(""), stdout: &out, stderr: &errOut, getenv: func(k string) string { return env[k] }}
+	code := a.run(context.Background(), args)
+	return code, out.String(), errOut.String()
+}
+
+func shipped(t *testing.T) []string {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(sessionsDir, "*.jsonl"))
+	if err != nil || len(files) < 5 {
+		t.Fatalf("shipped sessions: %v %v", files, err)
+	}
+	return files
+}
+
+func TestReplayShippedSessions(t *testing.T) {
+	files := shipped(t)
+	code, out, errOut := runCmd(t, nil, append([]string{"replay"}, files...)...)
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	for _, f := range files {
+		if !strings.Contains(out, "ok   "+f+": ") {
+			t.Errorf("no ok line for %s:\n%s", f, out)
+		}
+	}
+}
+
+// editSession rewrites a shipped session with one change and returns its path.
+func editSession(t *testing.T, name string, edit func(s *replay.Session)) string {
+	t.Helper()
+	ss, err := replay.ReadFile(filepath.Join(sessionsDir, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	edit(ss[0])
+	path := filepath.Join(t.TempDir(), name)
+	var b bytes.Buffer
+	if err := replay.Write(&b, ss[0]); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestReplayReportsDivergence(t *testing.T) {
+	// Tick 5 of direct-chat sent the tea answer; the model now answers
+	// continue instead.
+	changed := editSession(t, "direct-chat.jsonl", func(s *replay.Session) {
+		s.Ticks()[4].Raw = `{"action":"continue"}`
+	})
+	good := filepath.Join(sessionsDir, "group-burst.jsonl")
+	code, out, errOut := runCmd(t, nil, "replay", good, changed)
+	if code != exitFailure {
+		t.Fatalf("exit %d, want %d\n%s\n%s", code, exitFailure, out, errOut)
+	}
+	want := []string{
+		"ok   " + good + ": 5 ticks match",
+		"FAIL " + changed + ": tick 5 (wake ",
+		"action differs",
+		`expected: {"action":"send_message","channelId":"console","content":"assam, strong enough to stand a spoon in. no sugar, obviously."}`,
+		`got:      {"action":"continue"}`,
+		"1 session(s) diverged from their recording",
+	}
+	for _, w := range want {
+		if !strings.Contains(out, w) {
+			t.Errorf("report lacks %q:\n%s", w, out)
+		}
+	}
+}
+
+func TestReplayPromptEdit(t *testing.T) {
+	persona, err := fs.ReadFile(prompts.Embedded(), "persona.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const from, to = "warm, dry, a little teasing.", "warm, dry, a little grumpy."
+	if !bytes.Contains(persona, []byte(from)) {
+		t.Skip("the persona no longer says " + from)
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "persona.md"), bytes.Replace(persona, []byte(from), []byte(to), 1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{"PROMPTS_DIR": dir}
+	file := filepath.Join(sessionsDir, "direct-chat.jsonl")
+
+	code, out, errOut := runCmd(t, env, "replay", "--prompts", file)
+	if code != exitOK {
+		t.Fatalf("--prompts: exit %d, want 0 (a prompt change is no failure)\n%s\n%s", code, out, errOut)
+	}
+	want := []string{
+		"ok   " + file + ": 8 ticks match\n",
+		"prompt changed in " + file + ": 8 of its ticks\n",
+		"--- recorded tick 1\n+++ replayed tick 1\n@@ -1,7 +1,7 @@\n === message 1 (system)\n",
+		"\n-Voice: " + from,
+		"\n+Voice: " + to,
+		"(the same change in ticks 2-8)\n",
+	}
+	for _, w := range want {
+		if !strings.Contains(out, w) {
+			t.Errorf("output lacks %q:\n%s", w, out)
+		}
+	}
+	if strings.Count(out, "--- recorded tick") != 1 {
+		t.Errorf("the same change should be printed once:\n%s", out)
+	}
+
+	code, out, _ = runCmd(t, env, "replay", "--strict", file)
+	if code != exitFailure || !strings.Contains(out, "rendered different prompts (--strict)") {
+		t.Errorf("--strict: exit %d, want %d\n%s", code, exitFailure, out)
+	}
+
+	// Without the edit, nothing changed.
+	code, out, _ = runCmd(t, nil, "replay", "--strict", file)
+	if code != exitOK || strings.Contains(out, "prompt changed") {
+		t.Errorf("unchanged prompts: exit %d\n%s", code, out)
+	}
+}
+
+func TestReplayUsage(t *testing.T) {
+	bad := filepath.Join(t.TempDir(), "bad.jsonl")
+	if err := os.WriteFile(bad, []byte(`{"type":"event"}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		args []string
+		code int
+		out  string
+	}{
+		{"no files", []string{"replay"}, exitUsage, ""},
+		{"unknown flag", []string{"replay", "--fast", "x.jsonl"}, exitUsage, ""},
+		{"missing file", []string{"replay", "no-such.jsonl"}, exitFailure, "FAIL no-such.jsonl: open session"},
+		{"not a session", []string{"replay", bad}, exitFailure, "a session starts with a header line"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, errOut := runCmd(t, nil, tc.args...)
+			if code != tc.code || !strings.Contains(out, tc.out) {
+				t.Errorf("exit %d, want %d; output:\n%s\n%s", code, tc.code, out, errOut)
+			}
+		})
+	}
+}
+
+func TestDemo(t *testing.T) {
+	code, out, errOut := runCmd(t, nil, "demo")
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	want := []string{
+		"> you: hey juni, you on shift tonight?\n",
+		"tick 1 [message] send_message -> sent to \"console\"\nJuni: on shift, kettle on.",
+		"tick 2 [message] continue -> waiting for something new\n",
+		"tick 8 [message] continue",
+		"8 ticks, 4 message(s) sent.",
+	}
+	for _, w := range want {
+		if !strings.Contains(out, w) {
+			t.Errorf("demo output lacks %q:\n%s", w, out)
+		}
+	}
+	if errOut != "" {
+		t.Errorf("demo wrote to stderr: %s", errOut)
+	}
+}
+
+func TestDemoSessionIsShipped(t *testing.T) {
+	shippedCopy, err := os.ReadFile(filepath.Join(sessionsDir, "direct-chat.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(demoSession, shippedCopy) {
+		t.Error("cmd/airi/demo/session.jsonl differs from testdata/sessions/direct-chat.jsonl; record again with go test ./cmd/airi -run TestRecordSessions -record")
+	}
+}
+
+func TestTicksExport(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "airi.db")
+	// Two conversations recorded into one database by the real runtime.
+	all := scenarios()
+	var direct, group scenario
+	for _, sc := range all {
+		switch sc.file {
+		case "direct-chat.jsonl":
+			direct = sc
+		case "group-burst.jsonl":
+			group = sc
+		}
+	}
+	direct.record(t, db).close()
+	group.record(t, db).close()
+	env := map[string]string{"DB_PATH": db}
+
+	code, out, errOut := runCmd(t, env, "ticks", "export")
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s", code, errOut)
+	}
+	ss, err := replay.Read(strings.NewReader(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ss) != 2 || ss[0].Header.Channel.ID != "-1001234567890" || ss[1].Header.Channel.ID != "console" {
+		t.Fatalf("want the group then the console session, got %d sessions", len(ss))
+	}
+	if n := len(ss[1].Ticks()); n != 8 || ss[1].Header.Bot != "Juni" || !ss[1].Header.Settings.Interrupt {
+		t.Errorf("console session: %d ticks, header %+v", n, ss[1].Header)
+	}
+	// What was exported replays cleanly, both sessions of the one file.
+	file := filepath.Join(dir, "both.jsonl")
+	if err := os.WriteFile(file, []byte(out), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, rep, _ := runCmd(t, nil, "replay", file)
+	if code != exitOK || !strings.Contains(rep, file+"#1 (channel -1001234567890): 5 ticks match") || !strings.Contains(rep, file+"#2 (channel console): 8 ticks match") {
+		t.Errorf("replay of the export: exit %d\n%s", code, rep)
+	}
+
+	t.Run("channel", func(t *testing.T) {
+		code, out, _ := runCmd(t, env, "ticks", "export", "--channel", "console")
+		ss, err := replay.Read(strings.NewReader(out))
+		if code != exitOK || err != nil || len(ss) != 1 || ss[0].Header.Channel.ID != "console" {
+			t.Fatalf("exit %d, %v, %d sessions", code, err, len(ss))
+		}
+	})
+	t.Run("since", func(t *testing.T) {
+		// The group session was recorded an hour after the direct chat began.
+		since := direct.start.Add(30 * time.Minute).Format(time.RFC3339)
+		code, out, _ := runCmd(t, env, "ticks", "export", "--since", since)
+		ss, err := replay.Read(strings.NewReader(out))
+		if code != exitOK || err != nil || len(ss) != 1 || ss[0].Header.Channel.ID != "-1001234567890" {
+			t.Fatalf("exit %d, %v, %d sessions", code, err, len(ss))
+		}
+	})
+	t.Run("unknown channel", func(t *testing.T) {
+		code, out, errOut := runCmd(t, env, "ticks", "export", "--channel", "nope")
+		if code != exitFailure || out != "" || !strings.Contains(errOut, "no ticks recorded") {
+			t.Errorf("exit %d, stdout %q, stderr %s", code, out, errOut)
+		}
+	})
+}
+
+func TestTicksExportUsage(t *testing.T) {
+	env := map[string]string{"DB_PATH": filepath.Join(t.TempDir(), "none.db")}
+	tests := []struct {
+		name string
+		args []string
+		code int
+		err  string
+	}{
+		{"since not RFC 3339", []string{"ticks", "export", "--since", "yesterday"}, exitUsage, `--since "yesterday": want an RFC 3339 time`},
+		{"since without zone", []string{"ticks", "export", "--since", "2026-03-14T21:00:00"}, exitUsage, "RFC 3339"},
+		{"extra argument", []string{"ticks", "export", "file.jsonl"}, exitUsage, "unexpected argument"},
+		{"unknown flag", []string{"ticks", "export", "--all"}, exitUsage, ""},
+		{"no subcommand", []string{"ticks"}, exitUsage, "usage: airi ticks export"},
+		{"no database", []string{"ticks", "export"}, exitFailure, "no database at DB_PATH"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, errOut := runCmd(t, env, tc.args...)
+			if code != tc.code || out != "" || !strings.Contains(errOut, tc.err) {
+				t.Errorf("exit %d, want %d; stdout %q; stderr %s", code, tc.code, out, errOut)
+			}
+		})
+	}
+}
