@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -363,6 +364,22 @@ func scenarios() []scenario {
 				// This sleep runs out with nothing new.
 				r.clock.add(2 * time.Minute)
 				r.rt.sched.Wake(r.ctx, r.channel.ID, "sleep")
+			},
+		},
+		{
+			file: "model-outage.jsonl", start: day.Add(5 * time.Hour), firstID: 900,
+			channel: state.Channel{ID: "88231", Platform: "satori", Group: true, Title: "harbour radio club"},
+			steps: []step{
+				{err: errors.New("chat completion: 503 Service Unavailable after 3 attempts"), latency: 3 * time.Second},
+				{answer: `{"action":"send_message","channelId":"88231","content":"not yet. it goes out at 23:05 most nights; I'll post it when it lands.","replyTo":"901"}`, latency: ms(1800)},
+				{answer: cont, latency: ms(500)},
+			},
+			play: func(r *recording) {
+				r.say(line{from: "Bo", text: "juni, is the 23:00 bulletin out yet?"})
+				r.wake("message")
+				// The failed call leaves the message unread; the loop retries.
+				r.clock.add(5 * time.Second)
+				r.rt.sched.Wake(r.ctx, r.channel.ID, "retry")
 			},
 		},
 	}
