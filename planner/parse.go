@@ -440,10 +440,8 @@ func applyCut(v *jval, ext extent) {
 	cur := v
 	for d := 1; d < ext.depth; d++ {
 		switch {
-		case cur.kind == jObj && len(cur.obj) > 0:
+		case (cur.kind == jObj || cur.kind == jArr) && len(cur.obj) > 0:
 			cur = &cur.obj[len(cur.obj)-1].val
-		case cur.kind == jArr && len(cur.arr) > 0:
-			cur = &cur.arr[len(cur.arr)-1]
 		default:
 			return
 		}
@@ -454,11 +452,11 @@ func applyCut(v *jval, ext extent) {
 		if ext.dropLast {
 			cur.obj = cur.obj[:len(cur.obj)-1]
 		} else if ext.cutString && last.val.kind == jStr {
-			last.cut = true
+			last.val.cut = true
 		}
-	case cur.kind == jArr && len(cur.arr) > 0:
+	case cur.kind == jArr && len(cur.obj) > 0:
 		if ext.dropLast || ext.cutString {
-			cur.arr = cur.arr[:len(cur.arr)-1]
+			cur.obj = cur.obj[:len(cur.obj)-1]
 		}
 	}
 }

@@ -23,18 +23,17 @@ const (
 // ids longer than a float64 mantissa survive digit for digit; strings
 // without escapes share the input's memory.
 type jval struct {
+	str  string    // string content, number literal, or "true"/"false"
+	obj  []jmember // members of an object, or elements of an array (no key)
 	kind jkind
-	str  string // string content, number literal, or "true"/"false"
-	obj  []jmember
-	arr  []jval
+	// cut marks a string value that the end of the answer interrupted.
+	cut bool
 }
 
 // jmember is one key/value pair of an object, in input order.
 type jmember struct {
 	key string
 	val jval
-	// cut marks a string value that the end of the answer interrupted.
-	cut bool
 }
 
 // maxDepth bounds nesting so that hostile input cannot exhaust the stack.
@@ -166,7 +165,7 @@ func (p *strictParser) array() (jval, bool) {
 		if !ok {
 			return jval{}, false
 		}
-		v.arr = append(v.arr, el)
+		v.obj = append(v.obj, jmember{val: el})
 		p.ws()
 		if p.i >= len(p.s) {
 			return jval{}, false
@@ -339,9 +338,9 @@ func (v jval) toAny() any {
 		}
 		return m
 	case jArr:
-		a := make([]any, len(v.arr))
-		for i, el := range v.arr {
-			a[i] = el.toAny()
+		a := make([]any, len(v.obj))
+		for i, el := range v.obj {
+			a[i] = el.val.toAny()
 		}
 		return a
 	}

@@ -210,7 +210,7 @@ func namePriority(c string) int {
 // that the object named an action, so its error is about that action.
 func (p *Parser) fromObject(v jval, r *run, depth int) (actions.Action, bool, *ParseError) {
 	if v.kind == jArr {
-		return p.fromList(v.arr, r, depth)
+		return p.fromList(v.obj, r, depth)
 	}
 	if v.kind != jObj {
 		return actions.Action{}, false, p.noAction()
@@ -238,7 +238,7 @@ func (p *Parser) fromObject(v jval, r *run, depth int) (actions.Action, bool, *P
 				continue
 			}
 			if pr := namePriority(c); pr > namePrio {
-				nameVal, namePrio, nameCut = &m.val, pr, m.cut
+				nameVal, namePrio, nameCut = &m.val, pr, m.val.cut
 			}
 		case roleFunction:
 			switch m.val.kind {
@@ -246,7 +246,7 @@ func (p *Parser) fromObject(v jval, r *run, depth int) (actions.Action, bool, *P
 				fnObj = &m.val
 			case jStr:
 				if namePrio < 2 {
-					nameVal, namePrio, nameCut = &m.val, 2, m.cut
+					nameVal, namePrio, nameCut = &m.val, 2, m.val.cut
 				}
 			}
 		case roleType:
@@ -276,7 +276,7 @@ func (p *Parser) fromObject(v jval, r *run, depth int) (actions.Action, bool, *P
 	case fnObj != nil:
 		return p.fromObject(*fnObj, r, depth)
 	case calls != nil:
-		return p.fromList(calls.arr, r, depth)
+		return p.fromList(calls.obj, r, depth)
 	case typeVal != nil && typeVal.kind == jStr && !isCallType(typeVal.str):
 		nameVal = typeVal
 	case nameVal == nil && wrapper == nil && flatCount == 1:
@@ -347,12 +347,12 @@ func isCallType(s string) bool {
 }
 
 // fromList takes the first element of a list of actions that is valid.
-func (p *Parser) fromList(list []jval, r *run, depth int) (actions.Action, bool, *ParseError) {
+func (p *Parser) fromList(list []jmember, r *run, depth int) (actions.Action, bool, *ParseError) {
 	var first *ParseError
 	named := false
 	for i, el := range list {
 		sub := &run{truncated: r.truncated}
-		act, n, perr := p.fromObject(el, sub, depth)
+		act, n, perr := p.fromObject(el.val, sub, depth)
 		if perr == nil {
 			r.reasoning = append(r.reasoning, sub.reasoning...)
 			r.notes = append(r.notes, sub.notes...)
@@ -502,7 +502,7 @@ func (p *Parser) build(name string, wrapped, flat []jmember, r *run, _ int) (act
 			if m.val.kind == jNull {
 				continue
 			}
-			if m.cut {
+			if m.val.cut {
 				if f.Name == "content" && m.val.kind == jStr {
 					r.note("content was cut off by truncation and is kept as far as it goes")
 				} else {

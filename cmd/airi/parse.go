@@ -267,7 +267,9 @@ func (lp *lineParser) parseLine(dst []byte, line []byte) []byte {
 
 // rawField extracts the string "raw" of an input line: the line must be
 // one JSON object, and its "raw" member a string. It decodes in one pass
-// without reflection because --jsonl inputs can be large.
+// without reflection or copies because --jsonl inputs can be large: the
+// line's strings are unescaped in place and the result shares the line's
+// memory, so the line must not be used again while the result is.
 func rawField(line []byte) (string, error) {
 	d := lineDecoder{s: line}
 	raw, ok := d.object()
@@ -434,7 +436,7 @@ func (d *lineDecoder) skip() bool {
 	return false
 }
 
-// str decodes the string at d.i in one pass over its bytes.
+// str decodes the string at d.i in one pass over its bytes, in place.
 func (d *lineDecoder) str() (string, bool) {
 	s := d.s
 	start := d.i + 1
@@ -447,12 +449,11 @@ func (d *lineDecoder) str() (string, bool) {
 	}
 	if s[i] == '"' {
 		d.i = i + 1
-		// The input chunk is never written to and outlives the line's
-		// parse, so the string may share its memory.
 		return unsafe.String(&s[start], i-start), true
 	}
-	out := make([]byte, 0, len(s)-start)
-	out = append(out, s[start:i]...)
+	// Unescape in place: the decoded text is never longer than its
+	// escaped form, so writing never overtakes reading.
+	out := s[start:i]
 	for i < len(s) {
 		c := s[i]
 		switch {

@@ -210,7 +210,7 @@ func FuzzRawField(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, line []byte) {
-		got, err := rawField(line)
+		got, err := rawField(bytes.Clone(line))
 		var m map[string]any
 		jerr := json.Unmarshal(line, &m)
 		want, isString := m["raw"].(string)
