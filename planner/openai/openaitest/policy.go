@@ -83,9 +83,10 @@ type situation struct {
 }
 
 var (
-	// An incoming message line: "- ", optional id and clock, the sender
+	// An incoming message line: "- ", optional id (quoted or not) and
+	// clock, the sender
 	// (quoted or not), optional notes in parentheses, ": ", the text.
-	incomingLine = regexp.MustCompile(`^\s*[-*]\s+(?:id\s+"[^"]*"\s+)?(?:\[?\d{1,2}:\d{2}(?::\d{2})?\]?\s+)?("(?:[^"\\]|\\.)*"|[^"{(\[:][^:]*?)((?:\s*\([^)]*\))*)\s*:\s(.*)$`)
+	incomingLine = regexp.MustCompile(`^\s*[-*]\s+(?:(?:id|#)\s*(?:"[^"]*"|[^\s"]+)\s+)?(?:\[?\d{1,2}:\d{2}(?::\d{2})?\]?\s+)?("(?:[^"\\]|\\.)*"|[^"{(\[:][^:]*?)((?:\s*\([^)]*\))*)\s*:\s(.*)$`)
 	channelIDRe  = regexp.MustCompile(`(?i)\bchannel(?:\s+id)?:?\s+("(?:[^"\\]|\\.)*"|-?\d+\b)`)
 	assistantCh  = regexp.MustCompile(`"channelId"\s*:\s*("(?:[^"\\]|\\.)*"|-?\d+)`)
 	moreUnreadRe = regexp.MustCompile(`(?i)\b\d+\s+more\s+unread\s+here`)

@@ -41,6 +41,12 @@ func TestEcho(t *testing.T) {
 			want: `{"action":"send_message","channelId":"tg:42","content":"> @Juni which direction do we look? / and do we need: \"binoculars\""}`,
 		},
 		{
+			name: "unquoted id and sender",
+			user: "airi:console",
+			msgs: []Message{{"system", systemMsg}, {"user", stateMsg("New messages:\n- id console-1796095640449452517-1 03:27 you: \"hello\"\n- id console-1796095640450124009-2 03:27 you: \"second: one\"")}},
+			want: `{"action":"send_message","channelId":"console","content":"echo: second: one"}`,
+		},
+		{
 			name: "channel from the state header",
 			msgs: []Message{{"system", systemMsg}, {"user", stateMsg("Channel \"-100555\" \"Harbour\", group chat.\nNew messages:\n- id \"1\" 10:00 \"Ada\": \"hi\"")}},
 			want: `{"action":"send_message","channelId":"-100555","content":"echo: hi"}`,
