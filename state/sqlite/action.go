@@ -80,6 +80,15 @@ func (s *Store) ClearActions(ctx context.Context, channelID string) error {
 // records rather than a chain cut in half. keep <= 0 clears the history
 // once it is over the bound.
 func (s *Store) TrimActions(ctx context.Context, channelID string, keep, over int) error {
+	// Most calls find nothing to do: decide that on a reader, without
+	// taking the write lock; the count is checked again in the transaction.
+	var n int
+	if err := s.row(ctx, s.reader, trimCountSQL, channelID).Scan(&n); err != nil {
+		return fmt.Errorf("trim actions of %q: %w", channelID, err)
+	}
+	if n <= over || n <= keep {
+		return nil
+	}
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		var n int
 		if err := s.txRow(ctx, tx, s.writer, trimCountSQL, channelID).Scan(&n); err != nil {
