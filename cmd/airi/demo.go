@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"time"
 
 	"go.uber.org/zap"
 
@@ -55,6 +56,18 @@ func (a *app) cmdDemo(ctx context.Context, args []string) int {
 		bot = "airi"
 	}
 	out := &demoPrinter{w: a.stdout}
+	if isTerminal(a.stdout) {
+		// On a terminal the ticks come at a reading pace (half the
+		// recorded model latency); piped, the demo runs at full speed.
+		out.pause = func(d time.Duration) {
+			t := time.NewTimer(min(d/2, 1500*time.Millisecond))
+			defer t.Stop()
+			select {
+			case <-ctx.Done():
+			case <-t.C:
+			}
+		}
+	}
 	con := console.New(console.Config{ChannelID: s.Header.Channel.ID, BotName: bot}, strings.NewReader(""), &out.pending, zap.NewNop())
 	fmt.Fprintf(a.stdout, "airi demo: a recorded chat with %s, played through the real runtime\n", bot)
 	fmt.Fprintln(a.stdout, "(SQLite store, embedded prompts, planner, parser, actions); the model's answers come from the recording.")
@@ -84,6 +97,8 @@ type demoPrinter struct {
 	w interface {
 		Write([]byte) (int, error)
 	}
+	// pause, when set, waits before a tick is printed.
+	pause   func(time.Duration)
 	mu      sync.Mutex
 	pending bytes.Buffer // console output of the tick in flight
 	sent    int
@@ -96,6 +111,9 @@ func (d *demoPrinter) event(e *replay.Event) {
 }
 
 func (d *demoPrinter) tick(n int, t state.Tick) {
+	if d.pause != nil {
+		d.pause(time.Duration(t.LatencyMS) * time.Millisecond)
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	fmt.Fprintf(d.w, "tick %d [%s] %s\n", n, t.Trigger, tickLine(t))

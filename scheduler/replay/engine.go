@@ -93,8 +93,11 @@ func Play(ctx context.Context, s *Session, open Opener, opt Options) (*Report, e
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		if p.err != nil {
-			return nil, p.err
+		p.mu.Lock()
+		err := p.err
+		p.mu.Unlock()
+		if err != nil {
+			return nil, err
 		}
 	}
 	if err := p.deliverTo(len(s.Items)); err != nil {
@@ -309,7 +312,7 @@ func (p *player) onTick(t state.Tick) {
 
 // sentID returns the platform id the recording gave the i-th send of the
 // call in flight, when it has one.
-func (p *player) sentID(channelID string, i int) string {
+func (p *player) sentID(i int) string {
 	p.mu.Lock()
 	k := p.serving
 	p.mu.Unlock()
@@ -364,7 +367,7 @@ func (a *Adapter) Send(ctx context.Context, out actions.Outgoing) (string, error
 			return "", fmt.Errorf("replay: forward send: %w", err)
 		}
 	}
-	if id := a.p.sentID(out.ChannelID, i); id != "" {
+	if id := a.p.sentID(i); id != "" {
 		return id, nil
 	}
 	return fmt.Sprintf("replay-%d", n), nil

@@ -48,7 +48,7 @@ func (r router) Send(ctx context.Context, out actions.Outgoing) (string, error) 
 	return r.a.Send(ctx, out)
 }
 
-func opener(t *testing.T, promptsDir string) replay.Opener {
+func opener(t testing.TB, promptsDir string) replay.Opener {
 	t.Helper()
 	return func(ctx context.Context, w replay.Wiring) (replay.Runtime, error) {
 		log := zap.NewNop()
@@ -322,4 +322,31 @@ func TestWriteIsStable(t *testing.T) {
 			t.Errorf("%s changes when written again", f)
 		}
 	}
+}
+
+// BenchmarkPlay replays the direct chat (8 ticks) through the whole
+// runtime on a fresh SQLite store; ns/tick is what guarding a tuned prompt
+// with replay costs per recorded model call.
+func BenchmarkPlay(b *testing.B) {
+	ss, err := replay.ReadFile(filepath.Join(sessions, "direct-chat.jsonl"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	open := opener(b, "")
+	ticks := len(ss[0].Ticks())
+	var recorded time.Duration
+	for _, tk := range ss[0].Ticks() {
+		recorded += time.Duration(tk.LatencyMS) * time.Millisecond
+	}
+	b.ReportAllocs()
+	start := time.Now()
+	for b.Loop() {
+		rep, err := replay.Play(context.Background(), ss[0], open, replay.Options{Prompts: true})
+		if err != nil || rep.Divergence != nil {
+			b.Fatal(err, rep.Divergence)
+		}
+	}
+	per := time.Since(start) / time.Duration(b.N)
+	b.ReportMetric(float64(per.Nanoseconds())/float64(ticks), "ns/tick")
+	b.ReportMetric(float64(recorded)/float64(per), "x-recorded-latency")
 }
