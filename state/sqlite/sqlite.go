@@ -71,8 +71,10 @@ func Open(ctx context.Context, path string, logger *zap.Logger) (_ *Store, err e
 	if path == ":memory:" || strings.ContainsAny(path, "?#") || strings.HasPrefix(path, "file:") {
 		return nil, fmt.Errorf("open sqlite store %q: need a plain file path", path)
 	}
+	// The file holds private conversations: a directory made here is
+	// the owner's only.
 	if dir := filepath.Dir(path); dir != "" {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
 			return nil, fmt.Errorf("open sqlite store %q: %w", path, err)
 		}
 	}
