@@ -158,7 +158,7 @@ func (c *Client) Complete(ctx context.Context, req planner.Request) (planner.Res
 			r.Attempts = attempt
 			r.Latency = c.now().Sub(start)
 			log.Warn("model answer was empty", zap.Int("attempt", attempt), zap.Error(err))
-			return r, err
+			return r, fmt.Errorf("model call: %w", err)
 		}
 		lastErr = err
 		if ctx.Err() != nil {

@@ -8,7 +8,6 @@ import (
 	"io"
 	"net/http"
 	"slices"
-	"strconv"
 )
 
 // maxResponseBytes bounds a buffered response body.
@@ -63,7 +62,6 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		req.Body = io.NopCloser(bytes.NewReader(body))
 		req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
 		req.ContentLength = int64(len(body))
-		req.Header.Set("Content-Length", strconv.Itoa(len(body)))
 	}
 	ex.sent = true
 	resp, err := t.base.RoundTrip(req)
