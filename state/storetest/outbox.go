@@ -76,4 +76,17 @@ func testOutbox(t *testing.T, s state.Store) {
 	if err := s.SetOutboxState(ctx, 1<<40, state.OutboxDone, "", ""); !errors.Is(err, state.ErrNotFound) {
 		t.Errorf("SetOutboxState(unknown) = %v, want ErrNotFound", err)
 	}
+
+	// Zero times are stamped by the store.
+	id, err := s.AddOutbox(ctx, state.OutboxEntry{ChannelID: "c9", Content: "stamped"})
+	if err != nil {
+		t.Fatalf("AddOutbox: %v", err)
+	}
+	got, err = s.PendingOutbox(ctx)
+	if err != nil {
+		t.Fatalf("PendingOutbox: %v", err)
+	}
+	if e := got[len(got)-1]; e.ID != id || e.State != state.OutboxPending || e.Created.IsZero() || e.Updated.IsZero() {
+		t.Errorf("entry added with zero times = %+v, want pending with both times set", e)
+	}
 }
