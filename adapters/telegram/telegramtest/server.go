@@ -457,6 +457,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.calls[method]++
 	s.notify()
 	fault, faulted := s.takeFault(method, p)
+	gen := 0
+	if method == "getUpdates" && !faulted {
+		// A newer poll supersedes older ones from the moment it is counted.
+		s.pollGen++
+		gen = s.pollGen
+	}
 	s.mu.Unlock()
 	if faulted && !fault.Drop {
 		writeError(w, fault.Code, fault.Description, fault.RetryAfter)
@@ -469,7 +475,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case "getMe":
 		status, result = http.StatusOK, s.getMe()
 	case "getUpdates":
-		status, result, desc = s.getUpdates(r.Context(), p)
+		status, result, desc = s.getUpdates(r.Context(), p, gen)
 	case "sendMessage":
 		status, result, desc = s.sendMessage(p)
 	case "sendChatAction":
@@ -522,7 +528,7 @@ func (s *Server) getMe() map[string]any {
 
 // getUpdates confirms updates below offset, then answers with the pending
 // ones at once, or waits up to timeout seconds for one to be queued.
-func (s *Server) getUpdates(ctx context.Context, p params) (int, any, string) {
+func (s *Server) getUpdates(ctx context.Context, p params, gen int) (int, any, string) {
 	offset := int(p.int("offset"))
 	limit := int(p.int("limit"))
 	if limit <= 0 || limit > 100 {
@@ -530,8 +536,6 @@ func (s *Server) getUpdates(ctx context.Context, p params) (int, any, string) {
 	}
 	timeout := time.Duration(p.int("timeout")) * time.Second
 	s.mu.Lock()
-	s.pollGen++
-	gen := s.pollGen
 	switch {
 	case offset > 0:
 		if offset > s.confirmed {

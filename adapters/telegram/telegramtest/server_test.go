@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -28,25 +29,50 @@ type apiAnswer struct {
 
 func call(t *testing.T, ctx context.Context, base, token, method string, body any) apiAnswer {
 	t.Helper()
+	a, err := callErr(ctx, base, token, method, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+// callErr makes one Bot API call; it is safe in goroutines other than the
+// test's own.
+func callErr(ctx context.Context, base, token, method string, body any) (apiAnswer, error) {
+	var a apiAnswer
 	raw, _ := json.Marshal(body)
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+"/bot"+token+"/"+method, bytes.NewReader(raw))
 	if err != nil {
-		t.Fatal(err)
+		return a, err
 	}
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		t.Fatal(err)
+		return a, err
 	}
 	defer resp.Body.Close()
-	var a apiAnswer
 	if err := json.NewDecoder(resp.Body).Decode(&a); err != nil {
-		t.Fatal(err)
+		return a, err
 	}
 	if a.ErrorCode != 0 && a.ErrorCode != resp.StatusCode {
-		t.Fatalf("error_code %d with HTTP status %d", a.ErrorCode, resp.StatusCode)
+		return a, fmt.Errorf("error_code %d with HTTP status %d", a.ErrorCode, resp.StatusCode)
 	}
-	return a
+	return a, nil
+}
+
+type answerOrErr struct {
+	a   apiAnswer
+	err error
+}
+
+// pollAsync starts a long poll and returns where its answer arrives.
+func pollAsync(ctx context.Context, s *Server, timeout int) <-chan answerOrErr {
+	ch := make(chan answerOrErr, 1)
+	go func() {
+		a, err := callErr(ctx, s.URL(), s.Token(), "getUpdates", map[string]any{"timeout": timeout})
+		ch <- answerOrErr{a, err}
+	}()
+	return ch
 }
 
 func start(t *testing.T) *Server {
@@ -109,19 +135,17 @@ func TestLongPollAnswersWhenAnUpdateArrives(t *testing.T) {
 	s := start(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	got := make(chan apiAnswer, 1)
-	go func() { got <- call(t, ctx, s.URL(), s.Token(), "getUpdates", map[string]any{"timeout": 50}) }()
+	got := pollAsync(ctx, s, 50)
 	if err := s.WaitCalls(ctx, "getUpdates", 1); err != nil {
 		t.Fatal(err)
 	}
 	s.Post(Incoming{From: User{ID: 1, FirstName: "U"}, Text: "wake up"})
-	select {
-	case a := <-got:
-		if ids := updateIDs(t, a); len(ids) != 1 {
-			t.Fatalf("updates %v", ids)
-		}
-	case <-ctx.Done():
-		t.Fatal("long poll did not answer when an update was queued")
+	r := <-got
+	if r.err != nil {
+		t.Fatalf("long poll did not answer when an update was queued: %v", r.err)
+	}
+	if ids := updateIDs(t, r.a); len(ids) != 1 {
+		t.Fatalf("updates %v", ids)
 	}
 }
 
@@ -129,14 +153,13 @@ func TestNewerPollEndsOlderWithConflict(t *testing.T) {
 	s := start(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	first := make(chan apiAnswer, 1)
-	go func() { first <- call(t, ctx, s.URL(), s.Token(), "getUpdates", map[string]any{"timeout": 50}) }()
+	first := pollAsync(ctx, s, 50)
 	if err := s.WaitCalls(ctx, "getUpdates", 1); err != nil {
 		t.Fatal(err)
 	}
 	call(t, ctx, s.URL(), s.Token(), "getUpdates", map[string]any{"timeout": 0})
-	if a := <-first; a.ErrorCode != http.StatusConflict {
-		t.Fatalf("older poll answered %+v, want 409", a)
+	if r := <-first; r.err != nil || r.a.ErrorCode != http.StatusConflict {
+		t.Fatalf("older poll answered %+v, %v; want 409", r.a, r.err)
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -24,11 +25,16 @@ import (
 )
 
 func main() {
-	os.Exit(run(os.Args[1:]))
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
 }
 
-func run(args []string) int {
+// run serves until ctx ends; the base URL is the first line on stdout.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("fakebotapi", flag.ContinueOnError)
+	fs.SetOutput(stderr)
 	addr := fs.String("addr", "127.0.0.1:0", "listen address (loopback only)")
 	token := fs.String("token", telegramtest.DefaultToken, "the bot token the server accepts")
 	username := fs.String("username", "airi_test_bot", "the bot's username")
@@ -38,7 +44,7 @@ func run(args []string) int {
 	}
 	host, _, err := net.SplitHostPort(*addr)
 	if err != nil || (host != "127.0.0.1" && host != "localhost" && host != "::1") {
-		fmt.Fprintln(os.Stderr, "fakebotapi: -addr must be a loopback address such as 127.0.0.1:0")
+		fmt.Fprintln(stderr, "fakebotapi: -addr must be a loopback address such as 127.0.0.1:0")
 		return 2
 	}
 	srv := telegramtest.NewServer(telegramtest.Options{
@@ -48,19 +54,17 @@ func run(args []string) int {
 	})
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "fakebotapi: listen:", err)
+		fmt.Fprintln(stderr, "fakebotapi: listen:", err)
 		return 1
 	}
-	fmt.Printf("http://%s\n", ln.Addr())
+	fmt.Fprintf(stdout, "http://%s\n", ln.Addr())
 	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	select {
 	case err := <-errc:
-		fmt.Fprintln(os.Stderr, "fakebotapi: serve:", err)
+		fmt.Fprintln(stderr, "fakebotapi: serve:", err)
 		return 1
 	case <-ctx.Done():
 	}
@@ -70,7 +74,7 @@ func run(args []string) int {
 		// Long polls still waiting: cut them.
 		_ = hs.Close()
 		if !errors.Is(err, context.DeadlineExceeded) {
-			fmt.Fprintln(os.Stderr, "fakebotapi: shutdown:", err)
+			fmt.Fprintln(stderr, "fakebotapi: shutdown:", err)
 		}
 	}
 	<-errc
