@@ -272,15 +272,15 @@ func (lp *lineParser) parseLine(dst []byte, line []byte) []byte {
 // memory, so the line must not be used again while the result is.
 func rawField(line []byte) (string, error) {
 	d := lineDecoder{s: line}
-	raw, ok := d.object()
+	raw, found, ok := d.object()
 	if ok {
 		d.ws()
 		ok = d.i == len(d.s)
 	}
-	if !ok || raw == nil {
+	if !ok || !found {
 		return "", errors.New(`input line is not a JSON object with a string "raw"`)
 	}
-	return *raw, nil
+	return raw, nil
 }
 
 // lineDecoder is a strict JSON reader for --jsonl input lines.
@@ -297,30 +297,30 @@ func (d *lineDecoder) ws() {
 }
 
 // object reads the top-level object and returns its "raw" member when it
-// is a string (the last one wins, as with encoding/json).
-func (d *lineDecoder) object() (*string, bool) {
+// is a string (the last one wins, as with encoding/json); found is false
+// otherwise.
+func (d *lineDecoder) object() (raw string, found, ok bool) {
 	d.ws()
 	if d.i >= len(d.s) || d.s[d.i] != '{' {
-		return nil, false
+		return "", false, false
 	}
 	d.i++
 	d.ws()
-	var raw *string
 	if d.i < len(d.s) && d.s[d.i] == '}' {
 		d.i++
-		return nil, true
+		return "", false, true
 	}
 	for {
 		if d.i >= len(d.s) || d.s[d.i] != '"' {
-			return nil, false
+			return "", false, false
 		}
 		key, ok := d.str()
 		if !ok {
-			return nil, false
+			return "", false, false
 		}
 		d.ws()
 		if d.i >= len(d.s) || d.s[d.i] != ':' {
-			return nil, false
+			return "", false, false
 		}
 		d.i++
 		d.ws()
@@ -328,21 +328,21 @@ func (d *lineDecoder) object() (*string, bool) {
 			if d.i < len(d.s) && d.s[d.i] == '"' {
 				v, ok := d.str()
 				if !ok {
-					return nil, false
+					return "", false, false
 				}
-				raw = &v
+				raw, found = v, true
 			} else {
-				raw = nil
+				raw, found = "", false
 				if !d.skip() {
-					return nil, false
+					return "", false, false
 				}
 			}
 		} else if !d.skip() {
-			return nil, false
+			return "", false, false
 		}
 		d.ws()
 		if d.i >= len(d.s) {
-			return nil, false
+			return "", false, false
 		}
 		switch d.s[d.i] {
 		case ',':
@@ -350,9 +350,9 @@ func (d *lineDecoder) object() (*string, bool) {
 			d.ws()
 		case '}':
 			d.i++
-			return raw, true
+			return raw, found, true
 		default:
-			return nil, false
+			return "", false, false
 		}
 	}
 }
