@@ -41,6 +41,7 @@ import (
 type Client struct {
 	cfg    Config
 	api    *goopenai.Client
+	hc     *http.Client
 	merge  map[string]json.RawMessage
 	format *goopenai.ChatCompletionResponseFormat
 	redact redactor
@@ -86,7 +87,8 @@ func New(cfg Config, logger *zap.Logger) (*Client, error) {
 	}
 	base := hc.Transport
 	if base == nil {
-		base = http.DefaultTransport
+		// An own pool, so that CloseIdleConnections touches only ours.
+		base = http.DefaultTransport.(*http.Transport).Clone()
 	}
 	hc.Transport = &transport{base: base}
 
@@ -97,6 +99,7 @@ func New(cfg Config, logger *zap.Logger) (*Client, error) {
 	c := &Client{
 		cfg:    cfg,
 		api:    goopenai.NewClientWithConfig(oc),
+		hc:     hc,
 		merge:  merge,
 		redact: redactor(cfg.APIKey),
 		log:    logger.Named("model"),
@@ -127,6 +130,10 @@ func New(cfg Config, logger *zap.Logger) (*Client, error) {
 	}
 	return c, nil
 }
+
+// CloseIdleConnections closes the client's idle keep-alive connections,
+// for a clean shutdown.
+func (c *Client) CloseIdleConnections() { c.hc.CloseIdleConnections() }
 
 // Complete sends one request and returns the answer. Content is the raw
 // text; <think> blocks and reasoning fields are also collected in

@@ -6,8 +6,11 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
+
+	"go.uber.org/zap/zapcore"
 )
 
 // JSON modes of Config.JSONMode.
@@ -65,6 +68,42 @@ type Config struct {
 	// HTTPClient, when set, is used for its transport, timeout and
 	// cookie jar; the client wraps its transport.
 	HTTPClient *http.Client
+}
+
+// String describes the configuration without the API key, so that
+// printing a Config never shows it.
+func (c Config) String() string {
+	key := "unset"
+	if c.APIKey != "" {
+		key = "set"
+	}
+	return fmt.Sprintf("openai.Config{BaseURL:%q APIKey:%s Model:%q Timeout:%s MaxTokens:%d JSONMode:%q ExtraBody:%d fields MaxAttempts:%d}",
+		redactURL(c.BaseURL), key, c.Model, c.Timeout, c.MaxTokens, c.JSONMode, len(c.ExtraBody), c.MaxAttempts)
+}
+
+// GoString is String, for %#v.
+func (c Config) GoString() string { return c.String() }
+
+// MarshalLogObject writes the configuration to a zap log line without the
+// API key.
+func (c Config) MarshalLogObject(enc zapcore.ObjectEncoder) error {
+	enc.AddString("base_url", redactURL(c.BaseURL))
+	enc.AddBool("api_key_set", c.APIKey != "")
+	enc.AddString("model", c.Model)
+	enc.AddDuration("timeout", c.Timeout)
+	if c.Temperature != nil {
+		enc.AddFloat32("temperature", *c.Temperature)
+	}
+	enc.AddInt("max_tokens", c.MaxTokens)
+	enc.AddString("json_mode", c.JSONMode)
+	keys := make([]string, 0, len(c.ExtraBody))
+	for k := range c.ExtraBody {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	enc.AddString("extra_body_fields", strings.Join(keys, ","))
+	enc.AddInt("max_attempts", c.MaxAttempts)
+	return nil
 }
 
 // Validate reports every problem of the configuration, one error per

@@ -41,6 +41,14 @@ type transport struct {
 	base http.RoundTripper
 }
 
+// CloseIdleConnections closes the idle connections of the wrapped
+// transport, when it keeps any.
+func (t *transport) CloseIdleConnections() {
+	if c, ok := t.base.(interface{ CloseIdleConnections() }); ok {
+		c.CloseIdleConnections()
+	}
+}
+
 // RoundTrip implements http.RoundTripper.
 func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	ex, _ := req.Context().Value(exchangeKey{}).(*exchange)
