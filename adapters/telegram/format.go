@@ -119,7 +119,9 @@ func headingLevel(s string) int {
 	return n + 1
 }
 
-// delimiters of inline styles, longest first so "**" wins over "*".
+// delimiters of inline styles, longest first so "**" wins over "*". A
+// single "*" is bold as in Telegram's own markdown, which the Telegram
+// prompt asks the model for (*bold*, _italic_); "**" is bold as well.
 var inlineMarks = []struct {
 	mark  string
 	style style
@@ -128,7 +130,7 @@ var inlineMarks = []struct {
 	{"__", styleBold},
 	{"~~", styleStrike},
 	{"||", styleSpoiler},
-	{"*", styleItalic},
+	{"*", styleBold},
 	{"_", styleItalic},
 }
 
@@ -166,6 +168,12 @@ func appendInline(out formatted, s string, base style, href string) formatted {
 				}
 			}
 			i += n
+			continue
+		case (c == 'h' || c == 'H') && bareURLAt(s, i):
+			// Marks inside a bare URL (https://x.y/_a_) are part of it.
+			for i < len(s) && !isSpaceByte(s[i]) {
+				i++
+			}
 			continue
 		case c == '[' && href == "":
 			if text, target, n, ok := parseLink(s[i:]); ok {
@@ -226,6 +234,21 @@ func matchMark(s string, i int) (inner string, st style, n int, ok bool) {
 		return "", 0, 0, false
 	}
 	return "", 0, 0, false
+}
+
+// bareURLAt reports whether an http(s) URL starts at s[i], at the start
+// of a word.
+func bareURLAt(s string, i int) bool {
+	if i > 0 && isWordBefore(s[:i]) {
+		return false
+	}
+	rest := s[i:]
+	for _, p := range []string{"https://", "http://"} {
+		if len(rest) > len(p) && strings.EqualFold(rest[:len(p)], p) {
+			return true
+		}
+	}
+	return false
 }
 
 // parseLink matches "[text](target)" at the start of s.
