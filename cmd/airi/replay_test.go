@@ -3,13 +3,18 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/airi-go/airi/planner/openai/openaitest"
 	"github.com/airi-go/airi/prompts"
 	"github.com/airi-go/airi/scheduler/replay"
 )
@@ -286,4 +291,138 @@ func TestTicksExportUsage(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestReplayOfALiveChat records chats the way users do: airi chat on its
+// timers against a fake model endpoint, on the wall clock, then exports
+// the database and replays it. The replay must match, prompts included.
+func TestReplayOfALiveChat(t *testing.T) {
+	echo := openaitest.Echo(openaitest.EchoOptions{All: true})
+	t.Run("burst", func(t *testing.T) {
+		srv := openaitest.NewServer(t, echo)
+		liveChat(t, srv, func(in io.Writer, _ <-chan string) {
+			fmt.Fprint(in, "hello there\nare you on shift?\nwhat's the weather\n")
+		})
+	})
+	t.Run("interrupted", func(t *testing.T) {
+		// The first call hangs until the runtime cancels it, which a
+		// second message typed meanwhile makes it do.
+		started := make(chan struct{}, 1)
+		var calls atomic.Int32
+		srv := openaitest.NewServer(t, func(ctx context.Context, req openaitest.Request) openaitest.Reply {
+			if calls.Add(1) == 1 {
+				started <- struct{}{}
+				<-ctx.Done()
+				return openaitest.Text("")
+			}
+			return echo(ctx, req)
+		})
+		session := liveChat(t, srv, func(in io.Writer, printed <-chan string) {
+			fmt.Fprintln(in, "first")
+			<-started
+			fmt.Fprintln(in, "second")
+			for line := range printed {
+				if strings.Contains(line, "second") {
+					return
+				}
+			}
+		})
+		if !strings.Contains(session, `"modelError":"interrupted`) {
+			t.Errorf("no interrupted tick was recorded:\n%s", session)
+		}
+	})
+}
+
+// liveChat runs airi chat with type writing its input, exports what it
+// recorded, checks that it replays cleanly and returns the session.
+func liveChat(t *testing.T, srv *openaitest.Server, typeIn func(in io.Writer, printed <-chan string)) string {
+	t.Helper()
+	db := filepath.Join(t.TempDir(), "airi.db")
+	env := map[string]string{
+		"LLM_API_BASE_URL": srv.URL(), "LLM_MODEL": "test-model", "LLM_API_KEY": "sk-test",
+		"DB_PATH": db, "AIRI_DEBOUNCE": "20ms", "AIRI_CONTINUE_DELAY": "0s", "LOG_LEVEL": "error",
+	}
+	pr, pw := io.Pipe()
+	out := &lineSignal{lines: make(chan string, 100)}
+	var errOut bytes.Buffer
+	a := &app{stdin: pr, stdout: out, stderr: &lockedBuffer{b: &errOut}, getenv: func(k string) string { return env[k] }}
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		defer pw.Close()
+		typeIn(pw, out.lines)
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	code := a.run(ctx, []string{"chat"})
+	_ = pr.Close()
+	out.close() // a typist still waiting for a line gives up
+	wg.Wait()
+	if code != exitOK {
+		t.Fatalf("chat: exit %d\n%s", code, errOut.String())
+	}
+
+	code, session, errText := runCmd(t, env, "ticks", "export")
+	if code != exitOK {
+		t.Fatalf("export: exit %d\n%s", code, errText)
+	}
+	file := filepath.Join(t.TempDir(), "live.jsonl")
+	if err := os.WriteFile(file, []byte(session), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, rep, _ := runCmd(t, env, "replay", "--strict", file)
+	if code != exitOK || !strings.Contains(rep, "ok   "+file) {
+		t.Fatalf("replay of a live chat: exit %d\n%s\nsession:\n%s", code, rep, session)
+	}
+	return session
+}
+
+// lineSignal passes every printed line on.
+type lineSignal struct {
+	mu     sync.Mutex
+	buf    string
+	lines  chan string
+	closed bool
+}
+
+func (w *lineSignal) close() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !w.closed {
+		w.closed = true
+		close(w.lines)
+	}
+}
+
+func (w *lineSignal) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.buf += string(p)
+	for {
+		line, rest, ok := strings.Cut(w.buf, "\n")
+		if !ok {
+			break
+		}
+		w.buf = rest
+		if w.closed {
+			continue
+		}
+		select {
+		case w.lines <- line:
+		default:
+		}
+	}
+	return len(p), nil
+}
+
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  *bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
 }
