@@ -8,6 +8,7 @@ import (
 	"github.com/mymmrac/telego"
 	"go.uber.org/zap"
 
+	"github.com/airi-go/airi/actions"
 	"github.com/airi-go/airi/adapters/telegram/telegramtest"
 	"github.com/airi-go/airi/state"
 )
@@ -74,5 +75,26 @@ func BenchmarkPollBatch(b *testing.B) {
 	}
 	if inbox.n != 100*b.N {
 		b.Fatalf("delivered %d of %d", inbox.n, 100*b.N)
+	}
+}
+
+// BenchmarkSend measures one short send (markdown to HTML, sendMessage)
+// against the fake server on loopback.
+func BenchmarkSend(b *testing.B) {
+	srv := telegramtest.Start(telegramtest.Options{})
+	defer srv.Close()
+	a, err := New(Config{Token: srv.Token(), APIBaseURL: srv.URL()}, nil, zap.NewNop())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer a.ownHTTP.CloseIdleConnections()
+	srv.Post(telegramtest.Incoming{From: telegramtest.User{ID: 5, FirstName: "Ann"}, Text: "hi"})
+	ctx := context.Background()
+	out := actions.Outgoing{ChannelID: "5", Content: "Sure, *tomorrow* at `9:00` works & I'll bring tea."}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := a.Send(ctx, out); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
