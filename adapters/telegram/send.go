@@ -16,6 +16,8 @@ import (
 	"github.com/airi-go/airi/actions"
 )
 
+var _ actions.Sender = (*Adapter)(nil)
+
 // maxFloodRetries bounds how many 429 answers one part of a send accepts.
 const maxFloodRetries = 5
 

@@ -66,8 +66,8 @@ type Config struct {
 	// MaxRetryWait is the longest flood-control wait (429 retry_after) a
 	// send accepts before it gives up without sending [60s].
 	MaxRetryWait time.Duration
-	// HTTPClient replaces the adapter's own client (its Timeout is ignored:
-	// deadlines come from the contexts).
+	// HTTPClient replaces the adapter's own client. Leave its Timeout zero:
+	// every request gets its deadline from PollTimeout and HTTPTimeout.
 	HTTPClient *http.Client
 }
 
