@@ -112,15 +112,22 @@ func (m *scripted) Complete(ctx context.Context, req planner.Request) (planner.R
 	}, nil
 }
 
-// idAdapter stands for a platform adapter: it numbers what it sends.
+// idAdapter stands for a platform adapter: it numbers what it sends and
+// fails the sends it is told to.
 type idAdapter struct {
 	name string
 	next int
+	fail []error // the n-th send fails with fail[n] when set
+	sent int
 }
 
 func (a *idAdapter) Name() string { return a.name }
 
 func (a *idAdapter) Send(_ context.Context, _ actions.Outgoing) (string, error) {
+	a.sent++
+	if a.sent <= len(a.fail) && a.fail[a.sent-1] != nil {
+		return "", a.fail[a.sent-1]
+	}
 	a.next++
 	return strconv.Itoa(a.next), nil
 }
@@ -149,6 +156,8 @@ type scenario struct {
 	// firstID numbers incoming platform message ids (console ids are made
 	// like the console adapter makes them).
 	firstID int
+	// sendErrors fail the adapter's first sends.
+	sendErrors []error
 	play    func(r *recording)
 }
 
@@ -189,7 +198,7 @@ func (sc scenario) record(t testing.TB, dbPath string) *recording {
 	if sc.channel.Platform == console.Name {
 		rtr.adapters = []sender{console.New(console.Config{ChannelID: sc.channel.ID, BotName: rt.botName, Now: clock.Now}, strings.NewReader(""), &bytes.Buffer{}, log)}
 	} else {
-		rtr.adapters = []sender{&idAdapter{name: sc.channel.Platform, next: sc.firstID + 400}}
+		rtr.adapters = []sender{&idAdapter{name: sc.channel.Platform, next: sc.firstID + 400, fail: sc.sendErrors}}
 	}
 	sc.play(r)
 	if r.model.i != len(sc.steps) {
@@ -367,11 +376,14 @@ func scenarios() []scenario {
 			},
 		},
 		{
-			file: "model-outage.jsonl", start: day.Add(5 * time.Hour), firstID: 900,
-			channel: state.Channel{ID: "88231", Platform: "satori", Group: true, Title: "harbour radio club"},
+			file: "outages.jsonl", start: day.Add(5 * time.Hour), firstID: 900,
+			channel:    state.Channel{ID: "88231", Platform: "satori", Group: true, Title: "harbour radio club"},
+			sendErrors: []error{errors.New("satori: message.create: 502 Bad Gateway")},
 			steps: []step{
 				{err: errors.New("chat completion: 503 Service Unavailable after 3 attempts"), latency: 3 * time.Second},
-				{answer: `{"action":"send_message","channelId":"88231","content":"not yet. it goes out at 23:05 most nights; I'll post it when it lands.","replyTo":"901"}`, latency: ms(1800)},
+				// The platform refuses the send; the model sees why and sends again.
+				{answer: `{"action":"send_message","channelId":"88231","content":"not yet. it goes out at 23:05 most nights.","replyTo":"901"}`, latency: ms(1800)},
+				{answer: `{"action":"send_message","channelId":"88231","content":"not yet. it goes out at 23:05 most nights; I'll post it when it lands.","replyTo":"901"}`, latency: ms(1600)},
 				{answer: cont, latency: ms(500)},
 			},
 			play: func(r *recording) {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -199,8 +201,9 @@ func (p *player) deliverTo(end int) error {
 
 // duringEnd returns the item index up to which events arrived while the
 // call of recorded tick k was in flight: all of those before the next tick
-// when the call was interrupted; otherwise those within its latency, unless
-// the runtime would have been interrupted by them (then they came after).
+// when the call was interrupted; as many as a held-back send counted; else
+// those within the call's latency, unless the runtime would have been
+// interrupted by them (then they came after the call).
 func (p *player) duringEnd(k int, canInterrupt bool) int {
 	t := p.ticks[k]
 	end := len(p.s.Items)
@@ -210,15 +213,50 @@ func (p *player) duringEnd(k int, canInterrupt bool) int {
 	if t.Interrupted() {
 		return end
 	}
+	i := p.pos[k] + 1
+	if n, ok := heldBack(t); ok {
+		for ; i < end && n > 0; i++ {
+			if p.s.Items[i].Event != nil {
+				n--
+			}
+		}
+		return i
+	}
 	if canInterrupt {
-		return p.pos[k] + 1
+		return i
 	}
 	done := t.Now.Add(time.Duration(t.LatencyMS) * time.Millisecond)
-	i := p.pos[k] + 1
 	for i < end && p.s.Items[i].Event != nil && !p.s.Items[i].Event.Time.After(done) {
 		i++
 	}
 	return i
+}
+
+// heldBackText starts the result of a send held back because messages
+// arrived during the call (actions' send handler).
+var heldBackText = regexp.MustCompile(`^not sent: (\d+) new message`)
+
+// heldBack returns how many messages held a recorded send back.
+func heldBack(t *Tick) (int, bool) {
+	m := heldBackText.FindStringSubmatch(t.Result)
+	if m == nil {
+		return 0, false
+	}
+	n, err := strconv.Atoi(m[1])
+	return n, err == nil
+}
+
+// sendFailure returns the error a recorded send failed with, as the
+// platform gave it, when the tick's result says the send failed.
+func sendFailure(t *Tick) error {
+	switch r := t.Result; {
+	case strings.Contains(r, " may or may not have gone out"):
+		return fmt.Errorf("replay: recorded as of unknown outcome: %w", actions.ErrOutcomeUnknown)
+	case strings.HasPrefix(r, "send to ") && strings.Contains(r, " failed: "):
+		_, msg, _ := strings.Cut(r, " failed: ")
+		return errors.New(msg)
+	}
+	return nil
 }
 
 // Complete answers a model call from the recording.
@@ -310,14 +348,14 @@ func (p *player) onTick(t state.Tick) {
 	}
 }
 
-// sentID returns the platform id the recording gave the i-th send of the
-// call in flight, when it has one.
-func (p *player) sentID(i int) string {
+// sent returns the platform id the recording gave the i-th send of the
+// call in flight, or the error it failed with.
+func (p *player) sent(i int) (string, error) {
 	p.mu.Lock()
 	k := p.serving
 	p.mu.Unlock()
 	if k < 0 {
-		return ""
+		return "", nil
 	}
 	n := 0
 	for _, e := range p.ticks[k].Effects {
@@ -325,16 +363,17 @@ func (p *player) sentID(i int) string {
 			continue
 		}
 		if n == i {
-			return e.MessageID
+			return e.MessageID, nil
 		}
 		n++
 	}
-	return ""
+	return "", sendFailure(p.ticks[k])
 }
 
 // Adapter is the fake adapter of a replay: it sends nothing anywhere
 // (unless told to forward) and answers with the platform ids the recording
-// holds, so that message ids in later prompts match.
+// holds, so that message ids in later prompts match. A send the recording
+// shows failing fails the same way.
 type Adapter struct {
 	name string
 	p    *player
@@ -362,13 +401,17 @@ func (a *Adapter) Send(ctx context.Context, out actions.Outgoing) (string, error
 	a.n++
 	n := a.n
 	a.mu.Unlock()
+	id, err := a.p.sent(i)
+	if err != nil {
+		return "", err
+	}
 	if a.p.opt.Forward != nil {
 		if _, err := a.p.opt.Forward.Send(ctx, out); err != nil {
 			return "", fmt.Errorf("replay: forward send: %w", err)
 		}
 	}
-	if id := a.p.sentID(i); id != "" {
-		return id, nil
+	if id == "" {
+		id = fmt.Sprintf("replay-%d", n)
 	}
-	return fmt.Sprintf("replay-%d", n), nil
+	return id, nil
 }
