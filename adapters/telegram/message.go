@@ -84,6 +84,9 @@ func (a *Adapter) convert(m *telego.Message) (state.Channel, state.Message, bool
 	}
 	msg.Mentioned = !msg.Self && addressed(m, botID, botName)
 
+	if !msg.Self {
+		a.rememberThread(m)
+	}
 	group := m.Chat.Type != telego.ChatTypePrivate
 	ch := state.Channel{
 		ID:       chatID,
@@ -94,6 +97,26 @@ func (a *Adapter) convert(m *telego.Message) (state.Channel, state.Message, bool
 		Members:  a.seen(m.Chat.ID, msg.SenderName, msg.Self),
 	}
 	return ch, msg, true
+}
+
+// rememberThread keeps the forum topic the chat's latest message was
+// written in, so that an answer without a reply target lands there rather
+// than in the General topic.
+func (a *Adapter) rememberThread(m *telego.Message) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if m.IsTopicMessage && m.MessageThreadID != 0 {
+		a.threads[m.Chat.ID] = m.MessageThreadID
+	} else {
+		delete(a.threads, m.Chat.ID)
+	}
+}
+
+// thread returns the topic to answer in for a chat (0: none).
+func (a *Adapter) thread(chatID int64) int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.threads[chatID]
 }
 
 // seen records a sender's display name for a chat and returns the names
@@ -141,21 +164,38 @@ func chatTitle(c *telego.Chat) string {
 }
 
 // messageContent is the text the model reads: the text or caption after a
-// placeholder for any media.
+// placeholder for any media, and who wrote it first when forwarded.
 func messageContent(m *telego.Message) string {
 	text := m.Text
 	if text == "" {
 		text = m.Caption
 	}
-	ph := placeholder(m)
-	switch {
-	case ph == "":
-		return text
-	case text == "":
-		return ph
-	default:
-		return ph + " " + text
+	var parts []string
+	if m.ForwardOrigin != nil && (text != "" || placeholder(m) != "") {
+		parts = append(parts, bracket("forwarded from", forwardedFrom(m.ForwardOrigin)))
 	}
+	if ph := placeholder(m); ph != "" {
+		parts = append(parts, ph)
+	}
+	if text != "" {
+		parts = append(parts, text)
+	}
+	return strings.Join(parts, " ")
+}
+
+// forwardedFrom names the original author of a forwarded message.
+func forwardedFrom(o telego.MessageOrigin) string {
+	switch o := o.(type) {
+	case *telego.MessageOriginUser:
+		return userName(&o.SenderUser)
+	case *telego.MessageOriginHiddenUser:
+		return o.SenderUserName
+	case *telego.MessageOriginChat:
+		return chatTitle(&o.SenderChat)
+	case *telego.MessageOriginChannel:
+		return chatTitle(&o.Chat)
+	}
+	return ""
 }
 
 // placeholder describes a message's media in brackets, or "".
@@ -199,7 +239,12 @@ func placeholder(m *telego.Message) string {
 	return ""
 }
 
+// bracket writes "[kind detail]", or "[kind]" without detail; a bare
+// "[forwarded from]" reads "[forwarded]".
 func bracket(kind, detail string) string {
+	if kind == "forwarded from" && strings.TrimSpace(detail) == "" {
+		kind = "forwarded"
+	}
 	detail = strings.TrimSpace(detail)
 	if detail == "" {
 		return "[" + kind + "]"

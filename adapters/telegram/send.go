@@ -53,13 +53,20 @@ func (a *Adapter) Send(ctx context.Context, out actions.Outgoing) (string, error
 		}
 		reply = &telego.ReplyParameters{MessageID: id, AllowSendingWithoutReply: true}
 	}
+	// In a forum, an answer goes to the topic people are talking in: a
+	// reply lands in its message's topic by itself, other messages need the
+	// topic's id, and later parts follow the first.
+	thread := 0
+	if reply == nil && chat.ID != 0 {
+		thread = a.thread(chat.ID)
+	}
 	var first string
 	for i, p := range nonEmpty {
-		params := &telego.SendMessageParams{ChatID: chat, Text: p.HTML(), ParseMode: telego.ModeHTML}
+		params := &telego.SendMessageParams{ChatID: chat, Text: p.HTML(), ParseMode: telego.ModeHTML, MessageThreadID: thread}
 		if i == 0 {
 			params.ReplyParameters = reply
 		}
-		id, err := a.sendPart(ctx, params, p)
+		msg, err := a.sendPart(ctx, params, p)
 		if err != nil {
 			if i > 0 {
 				// Earlier parts are out: repeating the send would
@@ -70,7 +77,10 @@ func (a *Adapter) Send(ctx context.Context, out actions.Outgoing) (string, error
 			return "", err
 		}
 		if i == 0 {
-			first = id
+			first = strconv.Itoa(msg.MessageID)
+			if msg.IsTopicMessage {
+				thread = msg.MessageThreadID
+			}
 		}
 	}
 	return first, nil
@@ -78,14 +88,14 @@ func (a *Adapter) Send(ctx context.Context, out actions.Outgoing) (string, error
 
 // sendPart sends one part, honouring flood control and falling back to
 // plain text when the HTML is refused.
-func (a *Adapter) sendPart(ctx context.Context, params *telego.SendMessageParams, part formatted) (string, error) {
+func (a *Adapter) sendPart(ctx context.Context, params *telego.SendMessageParams, part formatted) (*telego.Message, error) {
 	plain := false
 	for attempt := 0; ; attempt++ {
 		sctx, cancel := context.WithTimeout(ctx, a.cfg.HTTPTimeout)
 		msg, err := a.bot.SendMessage(sctx, params)
 		cancel()
 		if err == nil {
-			return strconv.Itoa(msg.MessageID), nil
+			return msg, nil
 		}
 		var apiErr *ta.Error
 		if errors.As(err, &apiErr) {
@@ -96,11 +106,11 @@ func (a *Adapter) sendPart(ctx context.Context, params *telego.SendMessageParams
 					wait = time.Duration(apiErr.Parameters.RetryAfter) * time.Second
 				}
 				if attempt >= maxFloodRetries || wait > a.cfg.MaxRetryWait {
-					return "", fmt.Errorf("telegram send: rate limited by Telegram, retry after %s; not sent", wait)
+					return nil, fmt.Errorf("telegram send: rate limited by Telegram, retry after %s; not sent", wait)
 				}
 				a.log.Info("telegram flood control; waiting", zap.Int64("chat", params.ChatID.ID), zap.Duration("retry_after", wait))
 				if err := a.wait(ctx, wait); err != nil {
-					return "", fmt.Errorf("telegram send: waiting out flood control: %w; not sent", err)
+					return nil, fmt.Errorf("telegram send: waiting out flood control: %w; not sent", err)
 				}
 				continue
 			case apiErr.ErrorCode == http.StatusBadRequest && !plain && params.ParseMode != "" &&
@@ -108,19 +118,25 @@ func (a *Adapter) sendPart(ctx context.Context, params *telego.SendMessageParams
 				a.log.Warn("telegram refused the formatting; sending plain text", zap.String("reason", apiErr.Description))
 				params.Text, params.ParseMode, plain = part.Plain(), "", true
 				continue
+			case apiErr.ErrorCode == http.StatusBadRequest && params.MessageThreadID != 0 &&
+				strings.Contains(strings.ToLower(apiErr.Description), "thread not found"):
+				// The topic was deleted or closed since; the General topic
+				// is better than no answer.
+				params.MessageThreadID = 0
+				continue
 			case apiErr.ErrorCode >= 500:
-				return "", fmt.Errorf("telegram send: %w: %d %s", actions.ErrOutcomeUnknown, apiErr.ErrorCode, apiErr.Description)
+				return nil, fmt.Errorf("telegram send: %w: %d %s", actions.ErrOutcomeUnknown, apiErr.ErrorCode, apiErr.Description)
 			default:
-				return "", fmt.Errorf("telegram send: %s", describeAPIError(apiErr))
+				return nil, fmt.Errorf("telegram send: %s", describeAPIError(apiErr))
 			}
 		}
 		var te *transportError
 		if errors.As(err, &te) && !te.Sent {
-			return "", fmt.Errorf("telegram send: not sent: %w", te)
+			return nil, fmt.Errorf("telegram send: not sent: %w", te)
 		}
 		// The request went out (or may have): Telegram may have the
 		// message.
-		return "", fmt.Errorf("telegram send: %w: %w", actions.ErrOutcomeUnknown, unwrapTelego(err))
+		return nil, fmt.Errorf("telegram send: %w: %w", actions.ErrOutcomeUnknown, unwrapTelego(err))
 	}
 }
 

@@ -93,6 +93,7 @@ type Adapter struct {
 	mu      sync.Mutex
 	me      telego.User
 	members map[int64][]string // display names seen per chat, newest last
+	threads map[int64]int      // forum topic of each chat's latest message
 }
 
 // New checks the configuration and makes an adapter; it does not connect.
@@ -126,6 +127,7 @@ func New(cfg Config, cursors Cursors, logger *zap.Logger) (*Adapter, error) {
 		wait:    sleepCtx,
 		ready:   make(chan struct{}),
 		members: make(map[int64][]string),
+		threads: make(map[int64]int),
 	}
 	client := cfg.HTTPClient
 	if client == nil {

@@ -308,6 +308,8 @@ func TestPlaceholders(t *testing.T) {
 		{telegramtest.Incoming{Media: "document", FileName: "notes.pdf", Caption: "read this"}, "[document notes.pdf] read this"},
 		{telegramtest.Incoming{Media: "video"}, "[video]"},
 		{telegramtest.Incoming{Media: "audio", FileName: "song.mp3"}, "[audio song.mp3]"},
+		{telegramtest.Incoming{Text: "big news", ForwardedFrom: "Carol"}, "[forwarded from Carol] big news"},
+		{telegramtest.Incoming{Media: "photo", ForwardedFrom: "Dan"}, "[forwarded from Dan] [photo]"},
 	}
 	for i, tt := range tests {
 		t.Run(tt.want, func(t *testing.T) {
@@ -654,4 +656,35 @@ func TestRunStopsWithoutLeaks(t *testing.T) {
 		t.Fatal(err)
 	}
 	stop()
+}
+
+func TestForumTopics(t *testing.T) {
+	srv := startServer(t)
+	a := newAdapter(t, srv, nil)
+	inbox := newInbox()
+	run(t, a, inbox)
+	forum := telegramtest.Chat{ID: -1009876543210, Type: telegramtest.Supergroup, Title: "Forum", IsForum: true}
+	id := strconv.FormatInt(forum.ID, 10)
+
+	srv.Post(telegramtest.Incoming{Chat: forum, From: ann, Text: "in the tea topic", Thread: 7})
+	inbox.wait(t, 1)
+	long := strings.Repeat("word ", 1000) // two parts
+	if _, err := a.Send(ctxT(t), actions.Outgoing{ChannelID: id, Content: long}); err != nil {
+		t.Fatal(err)
+	}
+	srv.Post(telegramtest.Incoming{Chat: forum, From: bob, Text: "in General"})
+	inbox.wait(t, 2)
+	if _, err := a.Send(ctxT(t), actions.Outgoing{ChannelID: id, Content: "to General"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Send(ctxT(t), actions.Outgoing{ChannelID: id, Content: "replying in the topic", ReplyTo: "1"}); err != nil {
+		t.Fatal(err)
+	}
+	var threads []int
+	for _, s := range srv.Sent() {
+		threads = append(threads, s.Thread)
+	}
+	if fmt.Sprint(threads) != "[7 7 0 7]" {
+		t.Fatalf("sent to topics %v, want [7 7 0 7]", threads)
+	}
 }

@@ -22,6 +22,10 @@ type ControlMessage struct {
 	Media     string `json:"media,omitempty"`
 	Emoji     string `json:"emoji,omitempty"`
 	FileName  string `json:"file_name,omitempty"`
+	// Thread is a forum topic id (the chat becomes a forum).
+	Thread int `json:"thread,omitempty"`
+	// ForwardedFrom makes the message a forward of a post by that name.
+	ForwardedFrom string `json:"forwarded_from,omitempty"`
 }
 
 // ControlFault is the body of POST /_control/fault.
@@ -49,7 +53,7 @@ func (s *Server) serveControl(w http.ResponseWriter, r *http.Request) {
 		if in.From.ID == 0 {
 			in.From = User{ID: 1001, FirstName: "Test", LastName: "User", Username: "test_user"}
 		}
-		chat := Chat{ID: in.ChatID, Type: in.ChatType, Title: in.ChatTitle}
+		chat := Chat{ID: in.ChatID, Type: in.ChatType, Title: in.ChatTitle, IsForum: in.Thread != 0}
 		if chat.ID == 0 || (chat.ID > 0 && chat.Type == "") || chat.Type == Private {
 			chat = PrivateChat(in.From)
 		}
@@ -57,7 +61,7 @@ func (s *Server) serveControl(w http.ResponseWriter, r *http.Request) {
 			chat.Title = "Group " + strconv.FormatInt(chat.ID, 10)
 		}
 		m := s.Post(Incoming{Chat: chat, From: in.From, Text: in.Text, Caption: in.Caption, ReplyTo: in.ReplyTo,
-			Media: in.Media, Emoji: in.Emoji, FileName: in.FileName})
+			Media: in.Media, Emoji: in.Emoji, FileName: in.FileName, Thread: in.Thread, ForwardedFrom: in.ForwardedFrom})
 		writeJSON(w, http.StatusOK, map[string]any{"message_id": m.MessageID, "chat_id": m.Chat.ID})
 	case "POST /_control/edit":
 		var in struct {

@@ -56,6 +56,8 @@ type Chat struct {
 	Username  string `json:"username,omitempty"`
 	FirstName string `json:"first_name,omitempty"`
 	LastName  string `json:"last_name,omitempty"`
+	// IsForum marks a supergroup with topics.
+	IsForum bool `json:"is_forum,omitempty"`
 }
 
 // PrivateChat is the private chat of the bot with u.
@@ -74,10 +76,13 @@ type Entity struct {
 // Message is a Telegram message as the Bot API returns it.
 type Message struct {
 	MessageID       int      `json:"message_id"`
+	MessageThreadID int      `json:"message_thread_id,omitempty"`
+	IsTopicMessage  bool     `json:"is_topic_message,omitempty"`
 	From            *User    `json:"from,omitempty"`
 	Chat            Chat     `json:"chat"`
 	Date            int64    `json:"date"`
 	EditDate        int64    `json:"edit_date,omitempty"`
+	ForwardOrigin   any      `json:"forward_origin,omitempty"`
 	ReplyToMessage  *Message `json:"reply_to_message,omitempty"`
 	Text            string   `json:"text,omitempty"`
 	Entities        []Entity `json:"entities,omitempty"`
@@ -116,6 +121,12 @@ type Incoming struct {
 	FileName string
 	// Entities replaces the computed entities of Text when set.
 	Entities []Entity
+	// Thread is the forum topic the message is written in (the chat must
+	// be a forum; the topic is created on first use).
+	Thread int
+	// ForwardedFrom, when set, makes the message a forward of a post by a
+	// user of that name (who hides their account).
+	ForwardedFrom string
 }
 
 // Sent is a message the bot sent.
@@ -126,6 +137,7 @@ type Sent struct {
 	Raw       string `json:"raw_text"` // text as the bot sent it
 	ParseMode string `json:"parse_mode,omitempty"`
 	ReplyTo   int    `json:"reply_to,omitempty"`
+	Thread    int    `json:"thread,omitempty"` // forum topic
 }
 
 // ChatAction is a sendChatAction call.
@@ -179,6 +191,7 @@ type Server struct {
 	chats     map[int64]Chat
 	lastID    map[int64]int
 	messages  map[int64]map[int]*Message
+	topics    map[int64]map[int]bool
 	sent      []Sent
 	actions   []ChatAction
 	faults    map[string][]Fault
@@ -206,6 +219,7 @@ func NewServer(opts Options) *Server {
 		chats:    make(map[int64]Chat),
 		lastID:   make(map[int64]int),
 		messages: make(map[int64]map[int]*Message),
+		topics:   make(map[int64]map[int]bool),
 		faults:   make(map[string][]Fault),
 		calls:    make(map[string]int),
 	}
@@ -280,6 +294,16 @@ func (s *Server) Post(in Incoming) Message {
 	}
 	s.chats[in.Chat.ID] = in.Chat
 	m := s.newMessage(in.Chat, &from)
+	if in.Thread != 0 {
+		if s.topics[in.Chat.ID] == nil {
+			s.topics[in.Chat.ID] = make(map[int]bool)
+		}
+		s.topics[in.Chat.ID][in.Thread] = true
+		m.MessageThreadID, m.IsTopicMessage = in.Thread, true
+	}
+	if in.ForwardedFrom != "" {
+		m.ForwardOrigin = map[string]any{"type": "hidden_user", "date": m.Date - 60, "sender_user_name": in.ForwardedFrom}
+	}
 	if in.Media != "" {
 		m.Caption = in.Caption
 		m.CaptionEntities = computeEntities(in.Caption)
@@ -623,6 +647,10 @@ func (s *Server) sendMessage(p params) (int, any, string) {
 			return http.StatusBadRequest, nil, "Bad Request: message to be replied not found"
 		}
 	}
+	thread := int(p.int("message_thread_id"))
+	if thread != 0 && !s.topics[chat.ID][thread] {
+		return http.StatusBadRequest, nil, "Bad Request: message thread not found"
+	}
 	bot := s.opts.Bot
 	m := s.newMessage(chat, &bot)
 	m.Text = visible
@@ -630,10 +658,17 @@ func (s *Server) sendMessage(p params) (int, any, string) {
 		cp := *replied
 		cp.ReplyToMessage = nil
 		m.ReplyToMessage = &cp
+		if replied.IsTopicMessage {
+			// A reply goes to the topic of the message it answers.
+			thread = replied.MessageThreadID
+		}
 	} else {
 		replyTo = 0
 	}
-	s.sent = append(s.sent, Sent{ChatID: chat.ID, MessageID: m.MessageID, Text: visible, Raw: raw, ParseMode: mode, ReplyTo: replyTo})
+	if thread != 0 {
+		m.MessageThreadID, m.IsTopicMessage = thread, true
+	}
+	s.sent = append(s.sent, Sent{ChatID: chat.ID, MessageID: m.MessageID, Text: visible, Raw: raw, ParseMode: mode, ReplyTo: replyTo, Thread: thread})
 	s.notify()
 	return http.StatusOK, m, ""
 }
