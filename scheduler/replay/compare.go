@@ -64,7 +64,7 @@ func (p *player) report() *Report {
 				if r.Divergence == nil {
 					last := p.ticks[wk.last]
 					r.Divergence = &Divergence{Tick: wk.last + 1, Wake: last.Wake, Trigger: last.Trigger, What: "extra tick",
-						Expected: "the wake to end after this tick", Got: "another tick: " + summary(got[i].tick)}
+						Expected: "the wake to end after this tick", Got: "another tick: " + summary(got[i])}
 				}
 				continue
 			case i >= len(got):
@@ -74,12 +74,12 @@ func (p *player) report() *Report {
 				}
 				continue
 			}
-			if d := diverge(exp, got[i].tick); d != nil && r.Divergence == nil {
+			if d := diverge(exp, got[i]); d != nil && r.Divergence == nil {
 				d.Tick, d.Wake, d.Trigger = k+1, exp.Wake, exp.Trigger
 				r.Divergence = d
 			}
 			if p.opt.Prompts {
-				if diff := Unified(renderRequest(exp.Request), renderRequest(got[i].tick.Request),
+				if diff := Unified(renderRequest(exp.Request), renderRequest(got[i].Request),
 					fmt.Sprintf("recorded tick %d", k+1), fmt.Sprintf("replayed tick %d", k+1), 3); diff != "" {
 					r.Prompts = append(r.Prompts, PromptChange{Tick: k + 1, Diff: diff})
 				}

@@ -110,12 +110,6 @@ func Play(ctx context.Context, s *Session, open Opener, opt Options) (*Report, e
 
 type wakeSpan struct{ first, last int } // tick indexes, inclusive
 
-// replayed is one tick the runtime recorded during replay.
-type replayed struct {
-	tick state.Tick
-	rec  int // index of the recorded tick that answered it, or -1
-}
-
 // player is the replay model, the clock and the event feeder of one session.
 type player struct {
 	ctx     context.Context
@@ -134,7 +128,7 @@ type player struct {
 	next        int // next recorded tick to answer with
 	serving     int // recorded tick of the call in flight, or -1
 	interrupted bool
-	got         [][]replayed // per recorded wake
+	got         [][]state.Tick // replayed ticks, per recorded wake
 	err         error
 }
 
@@ -153,7 +147,7 @@ func newPlayer(ctx context.Context, s *Session, opt Options) *player {
 			p.wakes[len(p.wakes)-1].last = i
 		}
 	}
-	p.got = make([][]replayed, len(p.wakes))
+	p.got = make([][]state.Tick, len(p.wakes))
 	if len(s.Items) > 0 {
 		if it := s.Items[0]; it.Event != nil {
 			p.clock = it.Event.Time
@@ -327,7 +321,7 @@ func (p *player) onTick(t state.Tick) {
 	p.mu.Lock()
 	k := p.serving
 	p.serving = -1
-	p.got[p.wake] = append(p.got[p.wake], replayed{tick: t, rec: k})
+	p.got[p.wake] = append(p.got[p.wake], t)
 	next := p.next
 	last := p.wakes[p.wake].last
 	p.mu.Unlock()
