@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"sort"
 	"strings"
+	"sync"
 	"unsafe"
 
 	"github.com/kaptinlin/jsonrepair"
@@ -57,6 +58,8 @@ type Parser struct {
 	example string // an example answer for errors
 	// Refusals that do not depend on the answer, written once.
 	msgNoAction, msgNoName string
+	// scratch holds *scratch values reused across parses.
+	scratch sync.Pool
 }
 
 // NewParser returns a parser for the actions of reg.
@@ -65,6 +68,9 @@ func NewParser(reg *actions.Registry) *Parser {
 		reg:     reg,
 		infos:   map[string]*actionInfo{},
 		byCanon: map[string]string{},
+	}
+	p.scratch.New = func() any {
+		return &scratch{stack: make([]jmember, 0, 16), arena: make([]jmember, 0, 32)}
 	}
 	names := reg.Names()
 	prefixes := map[string]string{}
@@ -109,6 +115,8 @@ type run struct {
 	cutFields []string
 	// notStrict is a text already known to fail the strict parse.
 	notStrict string
+	// sc is the parse's scratch memory for decoded members.
+	sc *scratch
 }
 
 func (r *run) note(format string, args ...any) {
@@ -136,7 +144,12 @@ func (p *Parser) Parse(raw string) (res Parsed, err error) {
 			err = &ParseError{Reason: fmt.Sprintf("the answer could not be read as an action (%v); reply with exactly one JSON object such as %s", v, p.example)}
 		}
 	}()
-	r := &run{}
+	sc := p.scratch.Get().(*scratch)
+	defer func() {
+		sc.reset()
+		p.scratch.Put(sc)
+	}()
+	r := &run{sc: sc}
 	act, perr := p.parseText(raw, r, 0)
 	if perr != nil {
 		return Parsed{}, perr
@@ -155,7 +168,7 @@ func (p *Parser) parseText(text string, r *run, depth int) (actions.Action, *Par
 	}
 	// Fast path: the whole answer is one well-formed object.
 	if text[0] == '{' && text[len(text)-1] == '}' {
-		if v, ok := parseStrict(text); ok {
+		if v, ok := parseStrictWith(text, r.sc); ok {
 			act, _, perr := p.fromObject(v, r, depth)
 			return act, perr
 		}
@@ -300,7 +313,7 @@ func (p *Parser) scan(text string, inThink bool, r *run, depth int) (actions.Act
 			pos = ext.end
 			continue
 		}
-		sub := &run{notStrict: r.notStrict}
+		sub := &run{notStrict: r.notStrict, sc: r.sc}
 		act, named, perr := p.fromCandidate(cand, ext, sub, depth)
 		if perr == nil {
 			found, chosen = true, act
@@ -359,7 +372,7 @@ func (p *Parser) fromCandidate(cand string, ext extent, r *run, depth int) (acti
 	var v jval
 	ok := false
 	if !ext.cut && !sameString(cand, r.notStrict) {
-		v, ok = parseStrict(cand)
+		v, ok = parseStrictWith(cand, r.sc)
 	}
 	if !ok {
 		if depth < maxNesting && isEscapedJSON(cand) {

@@ -44,12 +44,43 @@ type strictParser struct {
 	s     string
 	i     int
 	depth int
+	sc    *scratch // nil: members are allocated per object
+}
+
+// scratch is reusable memory for decoded members: objects collect their
+// members on stack and keep them in arena, so that one answer costs no
+// allocation per object. Nothing of it may outlive the parse that uses it.
+type scratch struct {
+	stack []jmember
+	arena []jmember
+}
+
+// reset drops the references the scratch holds and empties it.
+func (sc *scratch) reset() {
+	clear(sc.stack)
+	clear(sc.arena)
+	sc.stack = sc.stack[:0]
+	sc.arena = sc.arena[:0]
+}
+
+// keep moves the members pushed since base into the arena.
+func (sc *scratch) keep(base int) []jmember {
+	n := len(sc.stack) - base
+	start := len(sc.arena)
+	sc.arena = append(sc.arena, sc.stack[base:]...)
+	sc.stack = sc.stack[:base]
+	return sc.arena[start : start+n : start+n]
 }
 
 // parseStrict decodes s as exactly one JSON value surrounded by optional
 // whitespace. It reports false on any deviation from the grammar.
 func parseStrict(s string) (jval, bool) {
-	p := strictParser{s: s}
+	return parseStrictWith(s, nil)
+}
+
+// parseStrictWith is parseStrict keeping members in sc, when not nil.
+func parseStrictWith(s string, sc *scratch) (jval, bool) {
+	p := strictParser{s: s, sc: sc}
 	p.ws()
 	v, ok := p.value()
 	if !ok {
@@ -110,7 +141,13 @@ func (p *strictParser) object() (jval, bool) {
 		p.i++
 		return v, true
 	}
-	v.obj = make([]jmember, 0, 4)
+	base := 0
+	if p.sc != nil {
+		base = len(p.sc.stack)
+		defer func() { p.sc.stack = p.sc.stack[:base] }()
+	} else {
+		v.obj = make([]jmember, 0, 4)
+	}
 	for {
 		if p.i >= len(p.s) || p.s[p.i] != '"' {
 			return jval{}, false
@@ -129,7 +166,11 @@ func (p *strictParser) object() (jval, bool) {
 		if !ok {
 			return jval{}, false
 		}
-		v.obj = append(v.obj, jmember{key: key, val: val})
+		if p.sc != nil {
+			p.sc.stack = append(p.sc.stack, jmember{key: key, val: val})
+		} else {
+			v.obj = append(v.obj, jmember{key: key, val: val})
+		}
 		p.ws()
 		if p.i >= len(p.s) {
 			return jval{}, false
@@ -140,6 +181,9 @@ func (p *strictParser) object() (jval, bool) {
 			p.ws()
 		case '}':
 			p.i++
+			if p.sc != nil {
+				v.obj = p.sc.keep(base)
+			}
 			return v, true
 		default:
 			return jval{}, false
@@ -160,12 +204,21 @@ func (p *strictParser) array() (jval, bool) {
 		p.i++
 		return v, true
 	}
+	base := 0
+	if p.sc != nil {
+		base = len(p.sc.stack)
+		defer func() { p.sc.stack = p.sc.stack[:base] }()
+	}
 	for {
 		el, ok := p.value()
 		if !ok {
 			return jval{}, false
 		}
-		v.obj = append(v.obj, jmember{val: el})
+		if p.sc != nil {
+			p.sc.stack = append(p.sc.stack, jmember{val: el})
+		} else {
+			v.obj = append(v.obj, jmember{val: el})
+		}
 		p.ws()
 		if p.i >= len(p.s) {
 			return jval{}, false
@@ -176,6 +229,9 @@ func (p *strictParser) array() (jval, bool) {
 			p.ws()
 		case ']':
 			p.i++
+			if p.sc != nil {
+				v.obj = p.sc.keep(base)
+			}
 			return v, true
 		default:
 			return jval{}, false

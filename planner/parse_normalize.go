@@ -475,7 +475,7 @@ type slot struct {
 // spelling of it.
 func (p *Parser) build(name string, wrapped, flat []jmember, r *run, _ int) (actions.Action, *ParseError) {
 	info := p.infos[name]
-	var buf [8]slot
+	var buf [4]slot
 	slots := buf[:0]
 	if len(info.fields) <= len(buf) {
 		slots = buf[:len(info.fields)]
