@@ -114,7 +114,9 @@ func (a *Adapter) sendPart(ctx context.Context, params *telego.SendMessageParams
 				}
 				continue
 			case apiErr.ErrorCode == http.StatusBadRequest && !plain && params.ParseMode != "" &&
-				strings.Contains(strings.ToLower(apiErr.Description), "parse entities"):
+				strings.Contains(strings.ToLower(apiErr.Description), "entit"):
+				// "can't parse entities", or any other complaint about the
+				// formatting: the words matter more than the markup.
 				a.log.Warn("telegram refused the formatting; sending plain text", zap.String("reason", apiErr.Description))
 				params.Text, params.ParseMode, plain = part.Plain(), "", true
 				continue
