@@ -2,9 +2,12 @@ package openai
 
 import (
 	"encoding/json"
+	"net/http"
 	"reflect"
 	"strings"
 	"testing"
+
+	goopenai "github.com/sashabaranov/go-openai"
 )
 
 func TestMergeBody(t *testing.T) {
@@ -98,4 +101,37 @@ func hasDuplicateKeys(in string) bool {
 		}
 	}
 	return false
+}
+
+// FuzzAnswer feeds arbitrary success bodies to the response handling: it
+// must never panic, and either give the raw content or a classified error.
+func FuzzAnswer(f *testing.F) {
+	for _, s := range []string{
+		`{"choices":[{"message":{"content":"{\"action\":\"continue\"}","reasoning":"r"}}],"usage":{"prompt_tokens":3,"prompt_cache_hit_tokens":2}}`,
+		`{"choices":[{"message":{"content":"<think>x</think>"},"finish_reason":"length"}]}`,
+		`{"choices":[{"message":{"tool_calls":[{"function":{"name":"continue","arguments":"{}"}}]}}]}`,
+		`{"choices":[]}`, `{"error":"busy"}`, `{"choices":[{"message":{"refusal":"no"}}]}`,
+	} {
+		f.Add([]byte(s))
+	}
+	c, err := New(Config{BaseURL: "http://127.0.0.1:1/v1", Model: "m"}, nil)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		var out goopenai.ChatCompletionResponse
+		if json.Unmarshal(body, &out) != nil {
+			return
+		}
+		r, err := c.answer(out, &exchange{status: 200, header: http.Header{}, body: body})
+		if err != nil {
+			if cl := Class(err); cl != ClassMalformed && cl != ClassEmpty {
+				t.Fatalf("answer(%s): error of class %q: %v", body, cl, err)
+			}
+			return
+		}
+		if strings.TrimSpace(r.Content) == "" {
+			t.Fatalf("answer(%s) succeeded with empty content", body)
+		}
+	})
 }

@@ -28,7 +28,8 @@
 // Retry-After (--retry-after, default 1 second), 500, a hang until the
 // client gives up, and prose instead of a JSON action. The draws come from
 // a generator seeded with --seed, so a run with the same seed and the same
-// order of requests sees the same faults.
+// order of requests sees the same faults. A hang lasts until the client's
+// timeout, so give airi a short LLM_TIMEOUT (1s, say) when injecting faults.
 //
 // --key requires that bearer token (others get 401), --model serves only
 // that model name (others get 404), and --log appends one JSON line per
