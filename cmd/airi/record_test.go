@@ -24,7 +24,7 @@ import (
 	"github.com/airi-go/airi/state/sqlite"
 )
 
-var record = flag.Bool("record", false, "record the shipped sessions in testdata/sessions (and the demo's copy) anew")
+var recordFlag = flag.Bool("record", false, "record the shipped sessions in testdata/sessions (and the demo's copy) anew")
 
 // sessionsDir holds the shipped sessions, relative to this package.
 const sessionsDir = "../../testdata/sessions"
@@ -50,8 +50,8 @@ func (c *recClock) set(t time.Time) {
 
 func (c *recClock) add(d time.Duration) { c.set(c.Now().Add(d)) }
 
-// line is a chat message in a script.
-type line struct {
+// scriptLine is a chat message in a script.
+type scriptLine struct {
 	after   time.Duration // after the previous line, or after the call started
 	from    string
 	text    string
@@ -59,28 +59,28 @@ type line struct {
 	mention bool
 }
 
-// step is one scripted model call.
-type step struct {
+// scriptStep is one scripted model call.
+type scriptStep struct {
 	answer  string
 	latency time.Duration
 	// during are messages that arrive while the call is in flight.
-	during []line
+	during []scriptLine
 	// interrupt: the call waits until the runtime cancels it.
 	interrupt bool
 	err       error
 }
 
-// scripted is a model that answers from a script, delivering the
+// scriptedModel is a model that answers from a script, delivering the
 // messages that arrive during a call on the recorder's clock.
-type scripted struct {
+type scriptedModel struct {
 	t       testing.TB
 	clock   *recClock
-	steps   []step
+	steps   []scriptStep
 	i       int
-	deliver func(l line)
+	deliver func(l scriptLine)
 }
 
-func (m *scripted) Complete(ctx context.Context, req planner.Request) (planner.Response, error) {
+func (m *scriptedModel) Complete(ctx context.Context, req planner.Request) (planner.Response, error) {
 	if m.i >= len(m.steps) {
 		m.t.Errorf("model called %d times, the script has %d answers", m.i+1, len(m.steps))
 		return planner.Response{}, fmt.Errorf("script ended")
@@ -141,27 +141,27 @@ type recording struct {
 	store   *sqlite.Store
 	cfg     config
 	channel state.Channel
-	model   *scripted
+	model   *scriptedModel
 	ids     int
 	idBase  int
 }
 
-// scenario describes a recorded session.
-type scenario struct {
+// sessionScript describes a recorded session.
+type sessionScript struct {
 	file    string
 	channel state.Channel
 	env     map[string]string
 	start   time.Time
-	steps   []step
+	steps   []scriptStep
 	// firstID numbers incoming platform message ids (console ids are made
 	// like the console adapter makes them).
 	firstID int
 	// sendErrors fail the adapter's first sends.
 	sendErrors []error
-	play    func(r *recording)
+	play       func(r *recording)
 }
 
-func (sc scenario) record(t testing.TB, dbPath string) *recording {
+func (sc sessionScript) record(t testing.TB, dbPath string) *recording {
 	t.Helper()
 	ctx := context.Background()
 	env := map[string]string{"AIRI_CONTINUE_DELAY": "0s"}
@@ -179,7 +179,7 @@ func (sc scenario) record(t testing.TB, dbPath string) *recording {
 	}
 	clock := &recClock{t: sc.start}
 	r := &recording{t: t, ctx: ctx, clock: clock, cfg: cfg, channel: sc.channel, idBase: sc.firstID}
-	r.model = &scripted{t: t, clock: clock, steps: sc.steps, deliver: r.deliver}
+	r.model = &scriptedModel{t: t, clock: clock, steps: sc.steps, deliver: r.deliver}
 	store, err := sqlite.Open(ctx, dbPath, log)
 	if err != nil {
 		t.Fatal(err)
@@ -210,7 +210,7 @@ func (sc scenario) record(t testing.TB, dbPath string) *recording {
 func (r *recording) close() { r.rt.close() }
 
 // deliver hands a message to the runtime as its adapter would.
-func (r *recording) deliver(l line) {
+func (r *recording) deliver(l scriptLine) {
 	r.ids++
 	id := strconv.Itoa(r.idBase + r.ids)
 	now := r.clock.Now()
@@ -228,7 +228,7 @@ func (r *recording) deliver(l line) {
 }
 
 // say lets time pass and delivers messages.
-func (r *recording) say(lines ...line) {
+func (r *recording) say(lines ...scriptLine) {
 	for _, l := range lines {
 		r.clock.add(l.after)
 		r.deliver(l)
@@ -250,125 +250,125 @@ func (r *recording) export() []byte {
 	return b.Bytes()
 }
 
-func send(ch, content string) string {
+func sendAnswer(ch, content string) string {
 	return fmt.Sprintf(`{"action":"send_message","channelId":%q,"content":%q}`, ch, content)
 }
 
-const cont = `{"action":"continue"}`
+const continueAnswer = `{"action":"continue"}`
 
-func ms(n int) time.Duration { return time.Duration(n) * time.Millisecond }
+func millis(n int) time.Duration { return time.Duration(n) * time.Millisecond }
 
-// scenarios are the shipped sessions; direct-chat.jsonl is also the demo.
-func scenarios() []scenario {
+// sessionScripts are the shipped sessions; direct-chat.jsonl is also the demo.
+func sessionScripts() []sessionScript {
 	day := time.Date(2026, 3, 14, 21, 40, 0, 0, time.UTC)
 	con := state.Channel{ID: "console", Platform: console.Name, Title: "terminal chat with you"}
 	group := state.Channel{ID: "-1001234567890", Platform: "telegram", Group: true, Title: "Night Owls"}
-	return []scenario{
+	return []sessionScript{
 		{
 			file: "direct-chat.jsonl", channel: con, start: day,
-			steps: []step{
-				{answer: send("console", "on shift, kettle on. quiet so far, just the 22:00 ferry to check in. you?"), latency: ms(1400)},
-				{answer: cont, latency: ms(600)},
-				{answer: `{"action":"send_message","parameters":{"channelId":"console","content":"clear till midnight, then fog off the point. two moths on the antenna mast, which is a lot for march."},"reasoning":"they asked about the logbook; tonight's entry is short"}`, latency: ms(1900)},
-				{answer: cont, latency: ms(500)},
-				{answer: send("console", "assam, strong enough to stand a spoon in. no sugar, obviously."), latency: ms(1200)},
-				{answer: cont, latency: ms(450)},
-				{answer: send("console", "night. I'll log you as a clear sky."), latency: ms(1100)},
-				{answer: cont, latency: ms(400)},
+			steps: []scriptStep{
+				{answer: sendAnswer("console", "on shift, kettle on. quiet so far, just the 22:00 ferry to check in. you?"), latency: millis(1400)},
+				{answer: continueAnswer, latency: millis(600)},
+				{answer: `{"action":"send_message","parameters":{"channelId":"console","content":"clear till midnight, then fog off the point. two moths on the antenna mast, which is a lot for march."},"reasoning":"they asked about the logbook; tonight's entry is short"}`, latency: millis(1900)},
+				{answer: continueAnswer, latency: millis(500)},
+				{answer: sendAnswer("console", "assam, strong enough to stand a spoon in. no sugar, obviously."), latency: millis(1200)},
+				{answer: continueAnswer, latency: millis(450)},
+				{answer: sendAnswer("console", "night. I'll log you as a clear sky."), latency: millis(1100)},
+				{answer: continueAnswer, latency: millis(400)},
 			},
 			play: func(r *recording) {
-				r.say(line{from: "you", text: "hey juni, you on shift tonight?"})
+				r.say(scriptLine{from: "you", text: "hey juni, you on shift tonight?"})
 				r.wake("message")
-				r.say(line{after: 40 * time.Second, from: "you", text: "same, can't sleep. what's in the logbook?"})
+				r.say(scriptLine{after: 40 * time.Second, from: "you", text: "same, can't sleep. what's in the logbook?"})
 				r.wake("message")
-				r.say(line{after: 35 * time.Second, from: "you", text: "what tea are you on?"})
+				r.say(scriptLine{after: 35 * time.Second, from: "you", text: "what tea are you on?"})
 				r.wake("message")
-				r.say(line{after: 2 * time.Minute, from: "you", text: "ok good night juni"})
+				r.say(scriptLine{after: 2 * time.Minute, from: "you", text: "ok good night juni"})
 				r.wake("message")
 			},
 		},
 		{
 			file: "group-burst.jsonl", channel: group, start: day.Add(time.Hour), firstID: 100,
-			steps: []step{
-				{answer: `{"action":"send_message","channelId":"-1001234567890","content":"saw it. kp 5 after midnight, north of the harbour if the fog holds off. tomas, the printer can wait.","replyTo":"103"}`, latency: ms(2100)},
-				{answer: cont, latency: ms(700)},
-				{answer: cont, latency: ms(650)},
-				{answer: send("-1001234567890", "fog? the date, the time, and \"fog\". the log has been saying fog since tuesday."), latency: ms(1500)},
-				{answer: cont, latency: ms(500)},
+			steps: []scriptStep{
+				{answer: `{"action":"send_message","channelId":"-1001234567890","content":"saw it. kp 5 after midnight, north of the harbour if the fog holds off. tomas, the printer can wait.","replyTo":"103"}`, latency: millis(2100)},
+				{answer: continueAnswer, latency: millis(700)},
+				{answer: continueAnswer, latency: millis(650)},
+				{answer: sendAnswer("-1001234567890", "fog? the date, the time, and \"fog\". the log has been saying fog since tuesday."), latency: millis(1500)},
+				{answer: continueAnswer, latency: millis(500)},
 			},
 			play: func(r *recording) {
 				// A burst read together: four messages inside the debounce.
 				r.say(
-					line{from: "Mika", text: "anyone awake?"},
-					line{after: ms(300), from: "Tomas", text: "me, fighting a printer"},
-					line{after: ms(500), from: "Ana", text: "@juni_bot did you see the aurora forecast?", mention: true},
-					line{after: ms(400), from: "Mika", text: "aurora?? where"},
+					scriptLine{from: "Mika", text: "anyone awake?"},
+					scriptLine{after: millis(300), from: "Tomas", text: "me, fighting a printer"},
+					scriptLine{after: millis(500), from: "Ana", text: "@juni_bot did you see the aurora forecast?", mention: true},
+					scriptLine{after: millis(400), from: "Mika", text: "aurora?? where"},
 				)
 				r.wake("message")
 				// Talk among others: read, not answered.
 				r.say(
-					line{after: 2 * time.Minute, from: "Tomas", text: "printer won, as usual"},
-					line{after: ms(600), from: "Mika", text: "lol"},
+					scriptLine{after: 2 * time.Minute, from: "Tomas", text: "printer won, as usual"},
+					scriptLine{after: millis(600), from: "Mika", text: "lol"},
 				)
 				r.wake("message")
-				r.say(line{after: time.Minute, from: "Ana", text: "juni what do you write in the log when it's foggy?"})
+				r.say(scriptLine{after: time.Minute, from: "Ana", text: "juni what do you write in the log when it's foggy?"})
 				r.wake("message")
 			},
 		},
 		{
 			file: "malformed-answers.jsonl", start: day.Add(2 * time.Hour), firstID: 7000,
 			channel: state.Channel{ID: "4417", Platform: "satori", Title: "Lin"},
-			steps: []step{
-				{answer: "```json\n{\"action\": \"send_message\", \"channelId\": \"4417\", \"content\": \"bulletin says showers after ten, clearing by evening\",}\n```", latency: ms(1700)},
-				{answer: "<think>answered the rain question. nothing else to do.</think>\n{'action': 'continue'}", latency: ms(900)},
-				{answer: "Sure! The wind will be strong tomorrow, so take care.", latency: ms(800)},
-				{answer: `{"name": "send_message", "arguments": "{\"channelId\": \"4417\", \"content\": \"westerly, force 5 gusting 6. hold on to your hat.\"}"}`, latency: ms(1300)},
-				{answer: "{action: continue} // done here", latency: ms(500)},
-				{answer: `{"action":"wave","channelId":"4417"}`, latency: ms(600)},
-				{answer: send("4417", "any time. stay dry."), latency: ms(900)},
-				{answer: `{"action":"continue"`, latency: ms(400)},
+			steps: []scriptStep{
+				{answer: "```json\n{\"action\": \"send_message\", \"channelId\": \"4417\", \"content\": \"bulletin says showers after ten, clearing by evening\",}\n```", latency: millis(1700)},
+				{answer: "<think>answered the rain question. nothing else to do.</think>\n{'action': 'continue'}", latency: millis(900)},
+				{answer: "Sure! The wind will be strong tomorrow, so take care.", latency: millis(800)},
+				{answer: `{"name": "send_message", "arguments": "{\"channelId\": \"4417\", \"content\": \"westerly, force 5 gusting 6. hold on to your hat.\"}"}`, latency: millis(1300)},
+				{answer: "{action: continue} // done here", latency: millis(500)},
+				{answer: `{"action":"wave","channelId":"4417"}`, latency: millis(600)},
+				{answer: sendAnswer("4417", "any time. stay dry."), latency: millis(900)},
+				{answer: `{"action":"continue"`, latency: millis(400)},
 			},
 			play: func(r *recording) {
-				r.say(line{from: "Lin", text: "juni, quick: rain at the harbour tomorrow?"})
+				r.say(scriptLine{from: "Lin", text: "juni, quick: rain at the harbour tomorrow?"})
 				r.wake("message")
-				r.say(line{after: time.Minute, from: "Lin", text: "and the wind?"})
+				r.say(scriptLine{after: time.Minute, from: "Lin", text: "and the wind?"})
 				r.wake("message")
-				r.say(line{after: time.Minute, from: "Lin", text: "thanks!"})
+				r.say(scriptLine{after: time.Minute, from: "Lin", text: "thanks!"})
 				r.wake("message")
 			},
 		},
 		{
 			file: "aborted-send.jsonl", start: day.Add(3 * time.Hour), firstID: 300,
 			channel: state.Channel{ID: "412345678", Platform: "telegram", Title: "Rui"},
-			steps: []step{
+			steps: []scriptStep{
 				// Rui's second message cancels the first call; the wake plans again with both.
-				{interrupt: true, during: []line{{after: ms(800), from: "Rui", text: "are you there"}}},
+				{interrupt: true, during: []scriptLine{{after: millis(800), from: "Rui", text: "are you there"}}},
 				// The third arrives while the model decides: the send is held back.
-				{answer: send("412345678", "here. what's up?"), latency: ms(1500),
-					during: []line{{after: ms(900), from: "Rui", text: "need the first ferry time for tomorrow"}}},
-				{answer: send("412345678", "first boat out is 06:10, then every 40 minutes till noon."), latency: ms(1600)},
-				{answer: cont, latency: ms(500)},
+				{answer: sendAnswer("412345678", "here. what's up?"), latency: millis(1500),
+					during: []scriptLine{{after: millis(900), from: "Rui", text: "need the first ferry time for tomorrow"}}},
+				{answer: sendAnswer("412345678", "first boat out is 06:10, then every 40 minutes till noon."), latency: millis(1600)},
+				{answer: continueAnswer, latency: millis(500)},
 			},
 			play: func(r *recording) {
-				r.say(line{from: "Rui", text: "juni"})
+				r.say(scriptLine{from: "Rui", text: "juni"})
 				r.wake("message")
 			},
 		},
 		{
 			file: "sleep-woken.jsonl", start: day.Add(4 * time.Hour), firstID: 0,
 			channel: state.Channel{ID: "console", Platform: console.Name, Title: "terminal chat with sam"},
-			steps: []step{
-				{answer: send("console", "go, I'll keep the kettle warm."), latency: ms(1200)},
-				{answer: `{"action":"sleep","duration":600000}`, latency: ms(700)},
-				{answer: send("console", "it did: 22:04, four minutes late, nobody overboard."), latency: ms(1400)},
-				{answer: `{"action":"sleep","duration":120000}`, latency: ms(600)},
-				{answer: cont, latency: ms(500)},
+			steps: []scriptStep{
+				{answer: sendAnswer("console", "go, I'll keep the kettle warm."), latency: millis(1200)},
+				{answer: `{"action":"sleep","duration":600000}`, latency: millis(700)},
+				{answer: sendAnswer("console", "it did: 22:04, four minutes late, nobody overboard."), latency: millis(1400)},
+				{answer: `{"action":"sleep","duration":120000}`, latency: millis(600)},
+				{answer: continueAnswer, latency: millis(500)},
 			},
 			play: func(r *recording) {
-				r.say(line{from: "sam", text: "gotta step out for a bit, back soon"})
+				r.say(scriptLine{from: "sam", text: "gotta step out for a bit, back soon"})
 				r.wake("message")
 				// The sleep is cut short by a message three minutes in.
-				r.say(line{after: 3 * time.Minute, from: "sam", text: "back! did the ferry check in?"})
+				r.say(scriptLine{after: 3 * time.Minute, from: "sam", text: "back! did the ferry check in?"})
 				r.wake("message")
 				// This sleep runs out with nothing new.
 				r.clock.add(2 * time.Minute)
@@ -379,15 +379,15 @@ func scenarios() []scenario {
 			file: "outages.jsonl", start: day.Add(5 * time.Hour), firstID: 900,
 			channel:    state.Channel{ID: "88231", Platform: "satori", Group: true, Title: "harbour radio club"},
 			sendErrors: []error{errors.New("satori: message.create: 502 Bad Gateway")},
-			steps: []step{
+			steps: []scriptStep{
 				{err: errors.New("chat completion: 503 Service Unavailable after 3 attempts"), latency: 3 * time.Second},
 				// The platform refuses the send; the model sees why and sends again.
-				{answer: `{"action":"send_message","channelId":"88231","content":"not yet. it goes out at 23:05 most nights.","replyTo":"901"}`, latency: ms(1800)},
-				{answer: `{"action":"send_message","channelId":"88231","content":"not yet. it goes out at 23:05 most nights; I'll post it when it lands.","replyTo":"901"}`, latency: ms(1600)},
-				{answer: cont, latency: ms(500)},
+				{answer: `{"action":"send_message","channelId":"88231","content":"not yet. it goes out at 23:05 most nights.","replyTo":"901"}`, latency: millis(1800)},
+				{answer: `{"action":"send_message","channelId":"88231","content":"not yet. it goes out at 23:05 most nights; I'll post it when it lands.","replyTo":"901"}`, latency: millis(1600)},
+				{answer: continueAnswer, latency: millis(500)},
 			},
 			play: func(r *recording) {
-				r.say(line{from: "Bo", text: "juni, is the 23:00 bulletin out yet?"})
+				r.say(scriptLine{from: "Bo", text: "juni, is the 23:00 bulletin out yet?"})
 				r.wake("message")
 				// The failed call leaves the message unread; the loop retries.
 				r.clock.add(5 * time.Second)
@@ -401,10 +401,10 @@ func scenarios() []scenario {
 // the real runtime on a SQLite store, a scripted model and the recorder's
 // clock, exported as airi ticks export exports. Run with -record.
 func TestRecordSessions(t *testing.T) {
-	if !*record {
+	if !*recordFlag {
 		t.Skip("run with -record to record testdata/sessions anew")
 	}
-	for _, sc := range scenarios() {
+	for _, sc := range sessionScripts() {
 		r := sc.record(t, filepath.Join(t.TempDir(), "airi.db"))
 		out := r.export()
 		r.close()

@@ -20,7 +20,7 @@ import (
 )
 
 // runCmd runs one command in-process and returns its exit code and output.
-func runCmd(t *testing.T, env map[string]string, args ...string) (int, string, string) {
+func runCommand(t *testing.T, env map[string]string, args ...string) (int, string, string) {
 	t.Helper()
 	var out, errOut bytes.Buffer
 	a := &app{stdin: strings.NewReader(""), stdout: &out, stderr: &errOut, getenv: func(k string) string { return env[k] }}
@@ -39,7 +39,7 @@ func shipped(t *testing.T) []string {
 
 func TestReplayShippedSessions(t *testing.T) {
 	files := shipped(t)
-	code, out, errOut := runCmd(t, nil, append([]string{"replay"}, files...)...)
+	code, out, errOut := runCommand(t, nil, append([]string{"replay"}, files...)...)
 	if code != exitOK {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
 	}
@@ -76,7 +76,7 @@ func TestReplayReportsDivergence(t *testing.T) {
 		s.Ticks()[4].Raw = `{"action":"continue"}`
 	})
 	good := filepath.Join(sessionsDir, "group-burst.jsonl")
-	code, out, errOut := runCmd(t, nil, "replay", good, changed)
+	code, out, errOut := runCommand(t, nil, "replay", good, changed)
 	if code != exitFailure {
 		t.Fatalf("exit %d, want %d\n%s\n%s", code, exitFailure, out, errOut)
 	}
@@ -111,7 +111,7 @@ func TestReplayPromptEdit(t *testing.T) {
 	env := map[string]string{"PROMPTS_DIR": dir}
 	file := filepath.Join(sessionsDir, "direct-chat.jsonl")
 
-	code, out, errOut := runCmd(t, env, "replay", "--prompts", file)
+	code, out, errOut := runCommand(t, env, "replay", "--prompts", file)
 	if code != exitOK {
 		t.Fatalf("--prompts: exit %d, want 0 (a prompt change is no failure)\n%s\n%s", code, out, errOut)
 	}
@@ -132,13 +132,13 @@ func TestReplayPromptEdit(t *testing.T) {
 		t.Errorf("the same change should be printed once:\n%s", out)
 	}
 
-	code, out, _ = runCmd(t, env, "replay", "--strict", file)
+	code, out, _ = runCommand(t, env, "replay", "--strict", file)
 	if code != exitFailure || !strings.Contains(out, "rendered different prompts (--strict)") {
 		t.Errorf("--strict: exit %d, want %d\n%s", code, exitFailure, out)
 	}
 
 	// Without the edit, nothing changed.
-	code, out, _ = runCmd(t, nil, "replay", "--strict", file)
+	code, out, _ = runCommand(t, nil, "replay", "--strict", file)
 	if code != exitOK || strings.Contains(out, "prompt changed") {
 		t.Errorf("unchanged prompts: exit %d\n%s", code, out)
 	}
@@ -162,7 +162,7 @@ func TestReplayUsage(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			code, out, errOut := runCmd(t, nil, tc.args...)
+			code, out, errOut := runCommand(t, nil, tc.args...)
 			if code != tc.code || !strings.Contains(out, tc.out) {
 				t.Errorf("exit %d, want %d; output:\n%s\n%s", code, tc.code, out, errOut)
 			}
@@ -171,7 +171,7 @@ func TestReplayUsage(t *testing.T) {
 }
 
 func TestDemo(t *testing.T) {
-	code, out, errOut := runCmd(t, nil, "demo")
+	code, out, errOut := runCommand(t, nil, "demo")
 	if code != exitOK {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
 	}
@@ -206,8 +206,8 @@ func TestTicksExport(t *testing.T) {
 	dir := t.TempDir()
 	db := filepath.Join(dir, "airi.db")
 	// Two conversations recorded into one database by the real runtime.
-	all := scenarios()
-	var direct, group scenario
+	all := sessionScripts()
+	var direct, group sessionScript
 	for _, sc := range all {
 		switch sc.file {
 		case "direct-chat.jsonl":
@@ -220,7 +220,7 @@ func TestTicksExport(t *testing.T) {
 	group.record(t, db).close()
 	env := map[string]string{"DB_PATH": db}
 
-	code, out, errOut := runCmd(t, env, "ticks", "export")
+	code, out, errOut := runCommand(t, env, "ticks", "export")
 	if code != exitOK {
 		t.Fatalf("exit %d\n%s", code, errOut)
 	}
@@ -239,13 +239,13 @@ func TestTicksExport(t *testing.T) {
 	if err := os.WriteFile(file, []byte(out), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	code, rep, _ := runCmd(t, nil, "replay", file)
+	code, rep, _ := runCommand(t, nil, "replay", file)
 	if code != exitOK || !strings.Contains(rep, file+"#1 (channel -1001234567890): 5 ticks match") || !strings.Contains(rep, file+"#2 (channel console): 8 ticks match") {
 		t.Errorf("replay of the export: exit %d\n%s", code, rep)
 	}
 
 	t.Run("channel", func(t *testing.T) {
-		code, out, _ := runCmd(t, env, "ticks", "export", "--channel", "console")
+		code, out, _ := runCommand(t, env, "ticks", "export", "--channel", "console")
 		ss, err := replay.Read(strings.NewReader(out))
 		if code != exitOK || err != nil || len(ss) != 1 || ss[0].Header.Channel.ID != "console" {
 			t.Fatalf("exit %d, %v, %d sessions", code, err, len(ss))
@@ -254,14 +254,14 @@ func TestTicksExport(t *testing.T) {
 	t.Run("since", func(t *testing.T) {
 		// The group session was recorded an hour after the direct chat began.
 		since := direct.start.Add(30 * time.Minute).Format(time.RFC3339)
-		code, out, _ := runCmd(t, env, "ticks", "export", "--since", since)
+		code, out, _ := runCommand(t, env, "ticks", "export", "--since", since)
 		ss, err := replay.Read(strings.NewReader(out))
 		if code != exitOK || err != nil || len(ss) != 1 || ss[0].Header.Channel.ID != "-1001234567890" {
 			t.Fatalf("exit %d, %v, %d sessions", code, err, len(ss))
 		}
 	})
 	t.Run("unknown channel", func(t *testing.T) {
-		code, out, errOut := runCmd(t, env, "ticks", "export", "--channel", "nope")
+		code, out, errOut := runCommand(t, env, "ticks", "export", "--channel", "nope")
 		if code != exitFailure || out != "" || !strings.Contains(errOut, "no ticks recorded") {
 			t.Errorf("exit %d, stdout %q, stderr %s", code, out, errOut)
 		}
@@ -285,7 +285,7 @@ func TestTicksExportUsage(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			code, out, errOut := runCmd(t, env, tc.args...)
+			code, out, errOut := runCommand(t, env, tc.args...)
 			if code != tc.code || out != "" || !strings.Contains(errOut, tc.err) {
 				t.Errorf("exit %d, want %d; stdout %q; stderr %s", code, tc.code, out, errOut)
 			}
@@ -363,7 +363,7 @@ func liveChat(t *testing.T, srv *openaitest.Server, typeIn func(in io.Writer, pr
 		t.Fatalf("chat: exit %d\n%s", code, errOut.String())
 	}
 
-	code, session, errText := runCmd(t, env, "ticks", "export")
+	code, session, errText := runCommand(t, env, "ticks", "export")
 	if code != exitOK {
 		t.Fatalf("export: exit %d\n%s", code, errText)
 	}
@@ -371,7 +371,7 @@ func liveChat(t *testing.T, srv *openaitest.Server, typeIn func(in io.Writer, pr
 	if err := os.WriteFile(file, []byte(session), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	code, rep, _ := runCmd(t, env, "replay", "--strict", file)
+	code, rep, _ := runCommand(t, env, "replay", "--strict", file)
 	if code != exitOK || !strings.Contains(rep, "ok   "+file) {
 		t.Fatalf("replay of a live chat: exit %d\n%s\nsession:\n%s", code, rep, session)
 	}
