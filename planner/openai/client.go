@@ -170,7 +170,7 @@ func (c *Client) Complete(ctx context.Context, req planner.Request) (planner.Res
 		lastErr = err
 		if ctx.Err() != nil {
 			resp.Latency = c.now().Sub(start)
-			return resp, fmt.Errorf("model call canceled: %w", context.Cause(ctx))
+			return resp, fmt.Errorf("model call: %w", canceled(ctx))
 		}
 		if !retryable(err) {
 			resp.Latency = c.now().Sub(start)
@@ -193,7 +193,7 @@ func (c *Client) Complete(ctx context.Context, req planner.Request) (planner.Res
 			zap.Error(err))
 		if err := c.wait(ctx, wait); err != nil {
 			resp.Latency = c.now().Sub(start)
-			return resp, fmt.Errorf("model call canceled while waiting to retry: %w", err)
+			return resp, fmt.Errorf("model call, waiting to retry: %w", err)
 		}
 	}
 	resp.Latency = c.now().Sub(start)
@@ -238,7 +238,7 @@ func (c *Client) attempt(ctx context.Context, body goopenai.ChatCompletionReques
 func (c *Client) classify(ctx, actx context.Context, ex *exchange, err error) error {
 	switch {
 	case ctx.Err() != nil:
-		return context.Cause(ctx)
+		return canceled(ctx)
 	case errors.Is(context.Cause(actx), errAttemptTimeout):
 		return fmt.Errorf("%w after %s (LLM_TIMEOUT)", errAttemptTimeout, c.cfg.Timeout)
 	}
@@ -396,14 +396,28 @@ func (c *Client) backoff(n int, retryAfter time.Duration) time.Duration {
 // sleep waits for d or until ctx is done.
 func sleep(ctx context.Context, d time.Duration) error {
 	if d <= 0 {
-		return context.Cause(ctx)
+		return canceled(ctx)
 	}
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
 	case <-ctx.Done():
-		return context.Cause(ctx)
+		return canceled(ctx)
 	case <-t.C:
 		return nil
 	}
+}
+
+// canceled reports a done context: its error (context.Canceled or
+// DeadlineExceeded) and, when the canceller gave one, its cause, both
+// matchable with errors.Is. It is nil while ctx is alive.
+func canceled(ctx context.Context) error {
+	err := ctx.Err()
+	if err == nil {
+		return nil
+	}
+	if cause := context.Cause(ctx); cause != nil && cause != err {
+		return fmt.Errorf("canceled: %w (%w)", err, cause)
+	}
+	return fmt.Errorf("canceled: %w", err)
 }

@@ -750,3 +750,20 @@ func TestCompleteWithoutKey(t *testing.T) {
 		t.Errorf("err = %v, want a permanent error saying the key is missing", err)
 	}
 }
+
+func TestCompleteCancelKeepsCause(t *testing.T) {
+	srv := openaitest.NewServer(t, openaitest.Sequence(openaitest.Status(503, "3600"), openaitest.Text(okAction)))
+	cfg := testConfig(srv.URL())
+	cfg.MaxBackoff = time.Hour
+	c, _ := newTestClient(t, cfg, nil)
+	errNewMessage := errors.New("a new message arrived")
+	ctx, cancel := context.WithCancelCause(t.Context())
+	c.wait = func(ctx context.Context, d time.Duration) error {
+		cancel(errNewMessage) // the scheduler interrupts during the wait
+		return sleep(ctx, d)
+	}
+	_, err := c.Complete(ctx, testRequest())
+	if !errors.Is(err, context.Canceled) || !errors.Is(err, errNewMessage) {
+		t.Errorf("err = %v, want both context.Canceled and the cause", err)
+	}
+}
