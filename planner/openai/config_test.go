@@ -169,7 +169,7 @@ func TestClass(t *testing.T) {
 
 func TestStatusErrorMessage(t *testing.T) {
 	e := &StatusError{Code: 401, Body: `{"error":{"message":"Incorrect API key provided: [redacted].","type":"invalid_request_error"}}`, hint: "check LLM_API_KEY"}
-	want := "model endpoint answered 401 Unauthorized (check LLM_API_KEY): Incorrect API key provided: [redacted]."
+	want := "permanent model error: model endpoint answered 401 Unauthorized (check LLM_API_KEY): Incorrect API key provided: [redacted]."
 	if e.Error() != want {
 		t.Errorf("Error() = %q\nwant      %q", e.Error(), want)
 	}

@@ -41,6 +41,12 @@ type StatusError struct {
 // message.
 func (e *StatusError) Error() string {
 	var b strings.Builder
+	if permanentStatus(e.Code) {
+		// Said in words too, so that a recorded error text still reads
+		// as permanent when a session is replayed.
+		b.WriteString(planner.ErrPermanent.Error())
+		b.WriteString(": ")
+	}
 	fmt.Fprintf(&b, "model endpoint answered %d %s", e.Code, http.StatusText(e.Code))
 	if e.hint != "" {
 		b.WriteString(" (")
