@@ -32,7 +32,7 @@ func (a *app) cmdReplay(ctx context.Context, args []string) int {
 	prompts := fs.Bool("prompts", false, "also compare the rendered requests and print a unified diff of what changed")
 	strict := fs.Bool("strict", false, "with --prompts, a changed request is a failure too")
 	fs.Usage = func() {
-		fmt.Fprintln(a.stderr, "usage: airi replay [--prompts] [--strict] [--config FILE] FILE...")
+		fmt.Fprintln(a.stderr, "usage: airi replay [--prompts] [--strict] [--config FILE] FILE... (- reads standard input)")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -87,7 +87,16 @@ func (a *app) cmdReplay(ctx context.Context, args []string) int {
 // replayFile replays every session of one file and prints what it found;
 // it returns how many sessions diverged and how many had prompt changes.
 func (a *app) replayFile(ctx context.Context, file string, open replay.Opener, prompts bool) (failed, changed int) {
-	sessions, err := replay.ReadFile(file)
+	var (
+		sessions []*replay.Session
+		err      error
+	)
+	if file == "-" {
+		sessions, err = replay.Read(a.stdin)
+		file = "stdin"
+	} else {
+		sessions, err = replay.ReadFile(file)
+	}
 	if err != nil {
 		fmt.Fprintf(a.stdout, "FAIL %s: %v\n", file, err)
 		return 1, 0

@@ -22,8 +22,14 @@ import (
 // runCmd runs one command in-process and returns its exit code and output.
 func runCommand(t *testing.T, env map[string]string, args ...string) (int, string, string) {
 	t.Helper()
+	return runCommandIn(t, "", env, args...)
+}
+
+// runCommandIn is runCommand with stdin.
+func runCommandIn(t *testing.T, stdin string, env map[string]string, args ...string) (int, string, string) {
+	t.Helper()
 	var out, errOut bytes.Buffer
-	a := &app{stdin: strings.NewReader(""), stdout: &out, stderr: &errOut, getenv: func(k string) string { return env[k] }}
+	a := &app{stdin: strings.NewReader(stdin), stdout: &out, stderr: &errOut, getenv: func(k string) string { return env[k] }}
 	code := a.run(context.Background(), args)
 	return code, out.String(), errOut.String()
 }
@@ -244,6 +250,12 @@ func TestTicksExport(t *testing.T) {
 		t.Errorf("replay of the export: exit %d\n%s", code, rep)
 	}
 
+	t.Run("piped into replay", func(t *testing.T) {
+		code, rep, _ := runCommandIn(t, out, nil, "replay", "-")
+		if code != exitOK || !strings.Contains(rep, "ok   stdin#2 (channel console): 8 ticks match") {
+			t.Errorf("exit %d\n%s", code, rep)
+		}
+	})
 	t.Run("channel", func(t *testing.T) {
 		code, out, _ := runCommand(t, env, "ticks", "export", "--channel", "console")
 		ss, err := replay.Read(strings.NewReader(out))

@@ -350,3 +350,39 @@ func BenchmarkPlay(b *testing.B) {
 	b.ReportMetric(float64(per.Nanoseconds())/float64(ticks), "ns/tick")
 	b.ReportMetric(float64(recorded)/float64(per), "x-recorded-latency")
 }
+
+// TestHeldBackSendReplays moves the message that held a send back to
+// after the call's recorded latency, as a platform's coarse clock can: the
+// send's result still says how many messages arrived during the call, and
+// replay delivers that many while the call is in flight.
+func TestHeldBackSendReplays(t *testing.T) {
+	s := readSession(t, "aborted-send.jsonl")
+	ticks := s.Ticks()
+	held, next := ticks[1], ticks[2]
+	if !strings.HasPrefix(held.Result, "not sent: 1 new message") {
+		t.Fatalf("tick 2 result %q, want a held-back send", held.Result)
+	}
+	moved := false
+	for _, it := range s.Items {
+		if it.Event != nil && it.Event.Time.After(held.Now) && it.Event.Time.Before(next.Now) {
+			it.Event.Time = next.Now.Add(-time.Millisecond)
+			moved = true
+		}
+	}
+	if !moved {
+		t.Fatal("no event between ticks 2 and 3")
+	}
+	rep, err := replay.Play(context.Background(), s, opener(t, ""), replay.Options{Prompts: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Divergence != nil {
+		t.Fatalf("diverged: %s", rep.Divergence)
+	}
+	for _, c := range rep.Prompts {
+		// Only the message's own time may show.
+		if !strings.Contains(c.Diff, "need the first ferry time") {
+			t.Errorf("tick %d changed beyond the moved message:\n%s", c.Tick, c.Diff)
+		}
+	}
+}
