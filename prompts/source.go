@@ -63,6 +63,10 @@ type Source struct {
 
 	cur atomic.Pointer[Set]
 
+	// reloadMu keeps reloads in order, so an older read of the files
+	// never replaces a newer one.
+	reloadMu sync.Mutex
+
 	mu       sync.Mutex
 	version  uint64
 	err      error
@@ -119,6 +123,8 @@ func (s *Source) Reloaded() <-chan struct{} {
 // Reload reads the templates again. On error the previous set stays in use
 // and the error (naming file and line) is returned and logged.
 func (s *Source) Reload() error {
+	s.reloadMu.Lock()
+	defer s.reloadMu.Unlock()
 	set, err := loadSet(s.dir)
 	s.mu.Lock()
 	if err == nil {
@@ -168,7 +174,9 @@ func (s *Source) Watch(ctx context.Context) error {
 			if !ok {
 				return nil
 			}
-			if isTemplateFile(filepath.Base(ev.Name)) {
+			// Kubernetes mounts a ConfigMap as symlinks into a "..data"
+			// directory it swaps on update; that swap is the only event.
+			if base := filepath.Base(ev.Name); isTemplateFile(base) || strings.HasPrefix(base, "..") {
 				timer.Reset(reloadDebounce)
 			}
 		case err, ok := <-w.Errors:

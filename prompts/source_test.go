@@ -242,3 +242,55 @@ func TestReloadDirectly(t *testing.T) {
 		t.Error("broken override replaced the default")
 	}
 }
+
+// A Kubernetes ConfigMap volume updates by swapping a "..data" symlink;
+// the template files themselves are symlinks that never change.
+func TestWatchConfigMapSwap(t *testing.T) {
+	dir := t.TempDir()
+	version := func(name, persona string) {
+		t.Helper()
+		if err := os.Mkdir(filepath.Join(dir, name), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, filepath.Join(dir, name), "persona.md", "---\nsection: persona\n---\n"+persona+"\n")
+	}
+	version("..v1", "You are Pell.")
+	if err := os.Symlink("..v1", filepath.Join(dir, "..data")); err != nil {
+		t.Skipf("symlinks unavailable: %v", err)
+	}
+	if err := os.Symlink(filepath.Join("..data", "persona.md"), filepath.Join(dir, "persona.md")); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Load(dir, zaptest.NewLogger(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- s.Watch(ctx) }()
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	}()
+	<-s.started
+	persona := func() string {
+		out, err := s.Current().Lookup("persona").Render(SampleData("console", false))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	if persona() != "You are Pell." {
+		t.Fatalf("persona = %q", persona())
+	}
+	version("..v2", "You are Pell, updated.")
+	if err := os.Symlink("..v2", filepath.Join(dir, "..data_tmp")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(filepath.Join(dir, "..data_tmp"), filepath.Join(dir, "..data")); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, s, "the swapped ConfigMap", func() bool { return persona() == "You are Pell, updated." })
+}
