@@ -22,7 +22,7 @@ const (
 
 // readInHistory replaces a read result whose messages now appear in the
 // history, so they are not shown twice in one request.
-const readInHistory = "ok; those messages are now in the chat history above"
+const readInHistory = "they are now in the chat history above"
 
 // stateData completes the static data with what changes every tick.
 // hist is the history window the request shows.
@@ -102,7 +102,8 @@ func (b *Builder) actionView(r state.ActionRecord, channelID string, compact boo
 	}
 	result := strings.TrimSpace(r.Result)
 	if r.Name == actions.NameReadUnread && r.OK && strings.Contains(result, "\n") && readsChannel(r.Action, channelID) {
-		result = readInHistory
+		first, _, _ := strings.Cut(result, "\n")
+		result = strings.TrimSuffix(strings.TrimSpace(first), ":") + "; " + readInHistory
 	}
 	if compact {
 		// Earlier turns are reminders: what was sent is in the history

@@ -64,7 +64,7 @@ func TestStateReadResultNotRepeated(t *testing.T) {
 	if strings.Contains(got, `"first"`) {
 		t.Errorf("read result repeated although its messages are in the history:\n%s", got)
 	}
-	if !strings.Contains(got, readInHistory) {
+	if !strings.Contains(got, "result: 2 messages; "+readInHistory) {
 		t.Errorf("read record not summarized:\n%s", got)
 	}
 }
