@@ -39,7 +39,7 @@ func TestNoGoroutineLeft(t *testing.T) {
 		return openaitest.Text(okAction)
 	})
 	cfg := testConfig(srv.URL())
-	cfg.Timeout = 50 * time.Millisecond
+	cfg.Timeout = 200 * time.Millisecond
 	c, _ := newTestClient(t, cfg, nil)
 
 	for _, user := range []string{"ok", "flaky", "ok"} {
