@@ -337,7 +337,15 @@ func (p *Parser) scan(text string, inThink bool, r *run, depth int) (actions.Act
 		if best == nil {
 			best = perr
 		}
-		pos = k + 1
+		if ext.cut {
+			// An unbalanced brace in prose runs to the end of the text;
+			// the action may start after it.
+			pos = k + 1
+		} else {
+			// A closed object that is no action: nothing inside it, strings
+			// included, is looked at again.
+			pos = ext.end
+		}
 	}
 	if found {
 		r.truncated = r.truncated || truncated
@@ -414,6 +422,18 @@ func repair(cand string, ext extent) (jval, bool) {
 	if ext.cut && !ext.dropLast {
 		if v, ok := parseStrict(complete(cand, ext)); ok {
 			return v, true
+		}
+	}
+	// The repair library mangles some escapes (a backslash before a
+	// letter, an escaped quote after an unquoted key), so well-formed
+	// string literals go through it as opaque placeholders.
+	if shielded, originals := shieldStrings(cand); len(originals) > 0 {
+		if fixed, err := jsonrepair.Repair(shielded); err == nil {
+			if restored, ok := unshieldStrings(fixed, originals); ok {
+				if v, ok := parseStrict(restored); ok {
+					return v, true
+				}
+			}
 		}
 	}
 	fixed, err := jsonrepair.Repair(cand)

@@ -735,3 +735,101 @@ func lastQuote(s string) (rune, int) {
 	r, size := utf8.DecodeLastRuneInString(s)
 	return r, size
 }
+
+// shieldMark opens and closes a placeholder; private-use characters that
+// answers do not contain (shieldStrings checks).
+const (
+	shieldOpen  = "\uE000"
+	shieldClose = "\uE001"
+)
+
+// shieldStrings replaces every well-formed double-quoted string literal
+// that is followed by a delimiter with a numbered placeholder literal, and
+// returns the originals. It stops at the first literal it cannot read, so
+// that what follows is left to the repair as written.
+func shieldStrings(text string) (string, []string) {
+	if strings.Contains(text, shieldOpen) || strings.Contains(text, shieldClose) {
+		return text, nil
+	}
+	var (
+		b         strings.Builder
+		originals []string
+	)
+	last := 0
+	for i := 0; i < len(text); i++ {
+		switch text[i] {
+		case '"':
+		case '/':
+			// Skip comments so that quotes inside them are not taken for
+			// strings.
+			if i+1 < len(text) && text[i+1] == '/' {
+				if nl := strings.IndexByte(text[i:], '\n'); nl >= 0 {
+					i += nl
+					continue
+				}
+				i = len(text)
+				continue
+			}
+			if i+1 < len(text) && text[i+1] == '*' {
+				if e := strings.Index(text[i+2:], "*/"); e >= 0 {
+					i += e + 3
+					continue
+				}
+				i = len(text)
+			}
+			continue
+		default:
+			continue
+		}
+		p := strictParser{s: text, i: i}
+		if _, ok := p.str(); !ok || !isDelimAfter(text, p.i) {
+			break
+		}
+		if b.Len() == 0 {
+			b.Grow(len(text))
+		}
+		b.WriteString(text[last:i])
+		b.WriteString(`"` + shieldOpen)
+		b.WriteString(strconv.Itoa(len(originals)))
+		b.WriteString(shieldClose + `"`)
+		originals = append(originals, text[i:p.i])
+		last = p.i
+		i = p.i - 1
+	}
+	if len(originals) == 0 {
+		return text, nil
+	}
+	b.WriteString(text[last:])
+	return b.String(), originals
+}
+
+// unshieldStrings puts the original literals back; it reports false when
+// the repair changed a placeholder.
+func unshieldStrings(text string, originals []string) (string, bool) {
+	var b strings.Builder
+	b.Grow(len(text) + 64)
+	for {
+		k := strings.Index(text, `"`+shieldOpen)
+		if k < 0 {
+			break
+		}
+		rest := text[k+1+len(shieldOpen):]
+		e := strings.Index(rest, shieldClose+`"`)
+		if e < 0 {
+			return "", false
+		}
+		n, err := strconv.Atoi(rest[:e])
+		if err != nil || n < 0 || n >= len(originals) {
+			return "", false
+		}
+		b.WriteString(text[:k])
+		b.WriteString(originals[n])
+		text = rest[e+len(shieldClose)+1:]
+	}
+	b.WriteString(text)
+	out := b.String()
+	if strings.Contains(out, shieldOpen) || strings.Contains(out, shieldClose) {
+		return "", false
+	}
+	return out, true
+}
