@@ -138,6 +138,22 @@ func loopConversation(t *testing.T, promptsDir string, minAvgShare float64) {
 	if len(reqs) < 2 {
 		t.Fatalf("only %d model calls", len(reqs))
 	}
+	// The system message changes only with the channel's facts (here:
+	// the people seen), never from tick to tick otherwise.
+	systems := map[string]bool{}
+	for _, r := range reqs {
+		systems[r[0].Content] = true
+	}
+	people := map[string]bool{}
+	for _, b := range planner.ScriptedConversation {
+		for _, l := range b.Lines {
+			sender, _, _ := strings.Cut(l, ": ")
+			people[sender] = true
+		}
+	}
+	if len(systems) > len(people)+1 {
+		t.Errorf("%d different system messages over %d calls with %d people joining", len(systems), len(reqs), len(people))
+	}
 	var tokens, share float64
 	minShare := 1.0
 	below := 0
@@ -155,6 +171,7 @@ func loopConversation(t *testing.T, promptsDir string, minAvgShare float64) {
 	}
 	tokens /= float64(len(reqs))
 	share /= float64(len(reqs) - 1)
+	t.Logf("%d distinct system messages", len(systems))
 	t.Logf("real loop: %d user messages, %d calls (%.2f per message); %.0f prompt tokens per call (%.0f%% of the reference's %d); prefix reuse %.1f%% on average, min %.1f%%, %d of %d calls below 90%%",
 		users, len(reqs), float64(len(reqs))/float64(users), tokens, 100*tokens/float64(planner.ReferenceTokens), planner.ReferenceTokens, 100*share, 100*minShare, below, len(reqs)-1)
 	if share < minAvgShare {
