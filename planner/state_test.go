@@ -101,3 +101,28 @@ func TestStateZoneDefaultsToNow(t *testing.T) {
 		t.Errorf("times not shown in the zone of Now:\n%s", got)
 	}
 }
+
+func TestStateSendShownOnce(t *testing.T) {
+	b := newTestBuilder(t, "", BuilderOptions{})
+	in := fixture("console", true)
+	in.Actions = []state.ActionRecord{
+		// Its text is the last assistant turn of the history.
+		{Wake: 7, Name: "send_message", OK: true, Result: `sent to "-1001234567890"`,
+			Action: json.RawMessage(`{"action":"send_message","channelId":"-1001234567890","content":"coffee's mine. tea for me, obviously"}`)},
+		// Another channel's send is not in this history: shown in full.
+		{Wake: 7, Name: "send_message", OK: true, Result: `sent to "-1009876543210"`,
+			Action: json.RawMessage(`{"action":"send_message","channelId":"-1009876543210","content":"clear skies here"}`)},
+	}
+	got := stateMessage(t, b, in)
+	for _, want := range []string{
+		"- send_message (shown in the history above)\n  result: sent to \"-1001234567890\"",
+		`- {"action":"send_message","channelId":"-1009876543210","content":"clear skies here"}`,
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("state lacks %q:\n%s", want, got)
+		}
+	}
+	if strings.Count(got, "tea for me, obviously") != 0 {
+		t.Errorf("sent text repeated in the state message:\n%s", got)
+	}
+}
