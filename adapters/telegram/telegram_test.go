@@ -526,3 +526,31 @@ func TestForumTopics(t *testing.T) {
 		t.Fatalf("sent to topics %v, want [7 7 0 7]", threads)
 	}
 }
+
+func TestPollStepByStep(t *testing.T) {
+	srv := startServer(t)
+	a := newAdapter(t, srv, &memCursors{})
+	ctx := ctxT(t)
+	if err := a.Connect(ctx); err != nil {
+		t.Fatal(err)
+	}
+	inbox := newInbox()
+	srv.Post(telegramtest.Incoming{From: ann, Text: "one"})
+	srv.Post(telegramtest.Incoming{Chat: sg, From: bob, Text: "two"})
+	next, err := a.Poll(ctx, inbox, 0)
+	if err != nil || next != 3 || len(inbox.messages()) != 2 {
+		t.Fatalf("first step: offset %d, %d delivered, %v", next, len(inbox.messages()), err)
+	}
+	if pending := srv.Pending(); len(pending) != 2 {
+		t.Fatalf("confirmed before the next call: pending %v", pending)
+	}
+	srv.Post(telegramtest.Incoming{From: ann, Text: "three"})
+	next, err = a.Poll(ctx, inbox, next)
+	if err != nil || next != 4 || len(inbox.messages()) != 3 {
+		t.Fatalf("second step: offset %d, %d delivered, %v", next, len(inbox.messages()), err)
+	}
+	if pending := srv.Pending(); len(pending) != 1 || pending[0] != 3 {
+		t.Fatalf("pending %v, want [3]: the second call confirms the first batch only", pending)
+	}
+	a.ownHTTP.CloseIdleConnections()
+}
