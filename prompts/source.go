@@ -232,7 +232,10 @@ func loadSet(dir string) (*Set, error) {
 	})
 	var errs []error
 	for _, t := range merged {
-		for _, d := range []Data{SampleData("telegram", true), SampleData("console", false)} {
+		// Full and empty data: a template that indexes a list or reads a
+		// field that is empty in a quiet channel fails here, not at a tick.
+		quiet := Data{Bot: Bot{Name: "Juni"}, Platform: "satori", Channel: Channel{ID: "1"}, Now: SampleData("satori", true).Now}
+		for _, d := range []Data{SampleData("telegram", true), SampleData("console", false), quiet} {
 			if _, err := t.Render(d); err != nil {
 				errs = append(errs, err)
 				break
