@@ -173,3 +173,27 @@ func TestBuildConcurrent(t *testing.T) {
 		}
 	}
 }
+
+func TestLanguageSection(t *testing.T) {
+	b := newTestBuilder(t, "", BuilderOptions{})
+	for _, tt := range []struct{ lang, want string }{
+		{"", "Answer in the language of the person you reply to."},
+		{" German ", "Always answer in German, whatever language people write in."},
+	} {
+		in := fixture("console", false)
+		in.Language = tt.lang
+		p, err := b.Build(context.Background(), in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got string
+		for _, s := range p.Sections {
+			if s.Name == SectionLanguage {
+				got = s.Text(p)
+			}
+		}
+		if got != tt.want {
+			t.Errorf("language %q: section %q, want %q", tt.lang, got, tt.want)
+		}
+	}
+}

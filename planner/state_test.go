@@ -126,3 +126,35 @@ func TestStateSendShownOnce(t *testing.T) {
 		t.Errorf("sent text repeated in the state message:\n%s", got)
 	}
 }
+
+func TestActionParamHelpers(t *testing.T) {
+	tests := []struct {
+		raw     string
+		channel bool
+		content string
+	}{
+		{`{"action":"read_unread_messages","channelId":"c1"}`, true, ""},
+		{`{"action":"read_unread_messages","parameters":{"channelId":"c1"}}`, true, ""},
+		{`{"action":"read_unread_messages","channelId":"c2"}`, false, ""},
+		{`{"action":"send_message","channelId":"c1","content":"hi"}`, true, "hi"},
+		{`{"action":"send_message","parameters":{"channelId":"c1","content":"yo"}}`, true, "yo"},
+		{`not json`, false, ""},
+	}
+	for _, tt := range tests {
+		if got := readsChannel(json.RawMessage(tt.raw), "c1"); got != tt.channel {
+			t.Errorf("readsChannel(%s) = %v", tt.raw, got)
+		}
+		if got := sentContent(json.RawMessage(tt.raw)); got != tt.content {
+			t.Errorf("sentContent(%s) = %q", tt.raw, got)
+		}
+	}
+	if got := readsChannel(json.RawMessage(`{"channelId":123}`), "123"); !got {
+		t.Error("numeric channel id not matched")
+	}
+	if got := oneLine("a\nb   c", 10); got != "a b c" {
+		t.Errorf("oneLine = %q", got)
+	}
+	if got := oneLine(strings.Repeat("x", 20), 10); got != strings.Repeat("x", 9)+"…" {
+		t.Errorf("oneLine cut = %q", got)
+	}
+}
