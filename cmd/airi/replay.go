@@ -31,8 +31,9 @@ func (a *app) cmdReplay(ctx context.Context, args []string) int {
 	cf.register(fs)
 	prompts := fs.Bool("prompts", false, "also compare the rendered requests and print a unified diff of what changed")
 	strict := fs.Bool("strict", false, "with --prompts, a changed request is a failure too")
+	update := fs.Bool("update", false, "accept prompt changes: rewrite each file whose actions and effects match with the requests rendered now")
 	fs.Usage = func() {
-		fmt.Fprintln(a.stderr, "usage: airi replay [--prompts] [--strict] [--config FILE] FILE... (- reads standard input)")
+		fmt.Fprintln(a.stderr, "usage: airi replay [--prompts] [--strict | --update] [--config FILE] FILE... (- reads standard input)")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -42,8 +43,20 @@ func (a *app) cmdReplay(ctx context.Context, args []string) int {
 		fs.Usage()
 		return exitUsage
 	}
-	if *strict {
+	if *strict && *update {
+		fmt.Fprintln(a.stderr, "airi replay: --strict and --update exclude each other")
+		return exitUsage
+	}
+	if *strict || *update {
 		*prompts = true
+	}
+	if *update {
+		for _, f := range fs.Args() {
+			if f == "-" {
+				fmt.Fprintln(a.stderr, "airi replay: --update rewrites files; it cannot update standard input")
+				return exitUsage
+			}
+		}
 	}
 	cfg, log, code := a.setup("replay", cf)
 	if code != exitOK {
@@ -63,7 +76,7 @@ func (a *app) cmdReplay(ctx context.Context, args []string) int {
 		if ctx.Err() != nil {
 			return exitFailure
 		}
-		f, c := a.replayFile(ctx, file, opener, *prompts)
+		f, c := a.replayFile(ctx, file, opener, *prompts, *update)
 		failed += f
 		changed += c
 		if bar != nil {
@@ -86,7 +99,9 @@ func (a *app) cmdReplay(ctx context.Context, args []string) int {
 
 // replayFile replays every session of one file and prints what it found;
 // it returns how many sessions diverged and how many had prompt changes.
-func (a *app) replayFile(ctx context.Context, file string, open replay.Opener, prompts bool) (failed, changed int) {
+// With update, a file none of whose sessions diverged is rewritten with
+// the requests rendered now.
+func (a *app) replayFile(ctx context.Context, file string, open replay.Opener, prompts, update bool) (failed, changed int) {
 	var (
 		sessions []*replay.Session
 		err      error
@@ -101,6 +116,7 @@ func (a *app) replayFile(ctx context.Context, file string, open replay.Opener, p
 		fmt.Fprintf(a.stdout, "FAIL %s: %v\n", file, err)
 		return 1, 0
 	}
+	refreshed := make([]*replay.Session, len(sessions))
 	for i, s := range sessions {
 		name := file
 		if len(sessions) > 1 {
@@ -122,8 +138,40 @@ func (a *app) replayFile(ctx context.Context, file string, open replay.Opener, p
 			changed++
 			a.printPromptChanges(name, rep.Prompts)
 		}
+		refreshed[i] = replay.Refresh(s, rep)
+	}
+	if update && failed == 0 && changed > 0 {
+		if err := writeSessions(file, refreshed); err != nil {
+			fmt.Fprintf(a.stdout, "FAIL %s: update: %v\n", file, err)
+			return 1, changed
+		}
+		fmt.Fprintf(a.stdout, "updated %s with the prompts rendered now\n", file)
+		// Accepted: no longer a change.
+		return 0, 0
 	}
 	return failed, changed
+}
+
+// writeSessions replaces a session file, atomically.
+func writeSessions(path string, sessions []*replay.Session) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".airi-replay-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	for _, s := range sessions {
+		if err := replay.Write(tmp, s); err != nil {
+			tmp.Close()
+			return err
+		}
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if st, err := os.Stat(path); err == nil {
+		_ = os.Chmod(tmp.Name(), st.Mode().Perm())
+	}
+	return os.Rename(tmp.Name(), path)
 }
 
 // printPromptChanges prints each distinct change once, then the other

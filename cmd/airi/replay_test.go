@@ -115,7 +115,18 @@ func TestReplayPromptEdit(t *testing.T) {
 		t.Fatal(err)
 	}
 	env := map[string]string{"PROMPTS_DIR": dir}
-	file := filepath.Join(sessionsDir, "direct-chat.jsonl")
+	// The session as today's prompts render it: other tuning since it was
+	// recorded is accepted first, so that only the persona edit shows.
+	file := filepath.Join(t.TempDir(), "direct-chat.jsonl")
+	if err := os.WriteFile(file, mustReadFile(t, filepath.Join(sessionsDir, "direct-chat.jsonl")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, errOut := runCommand(t, nil, "replay", "--update", file); code != exitOK {
+		t.Fatalf("--update: exit %d\n%s\n%s", code, out, errOut)
+	}
+	if code, out, _ := runCommand(t, nil, "replay", "--strict", file); code != exitOK || strings.Contains(out, "prompt changed") {
+		t.Fatalf("after --update the prompts should match: exit %d\n%s", code, out)
+	}
 
 	code, out, errOut := runCommand(t, env, "replay", "--prompts", file)
 	if code != exitOK {
@@ -134,8 +145,8 @@ func TestReplayPromptEdit(t *testing.T) {
 			t.Errorf("output lacks %q:\n%s", w, out)
 		}
 	}
-	if strings.Count(out, "--- recorded tick") != 1 {
-		t.Errorf("the same change should be printed once:\n%s", out)
+	if strings.Count(out, "--- recorded tick") != 1 || strings.Count(out, "@@ ") != 1 {
+		t.Errorf("the change should be printed once, as one hunk:\n%s", out)
 	}
 
 	code, out, _ = runCommand(t, env, "replay", "--strict", file)
@@ -143,11 +154,42 @@ func TestReplayPromptEdit(t *testing.T) {
 		t.Errorf("--strict: exit %d, want %d\n%s", code, exitFailure, out)
 	}
 
-	// Without the edit, nothing changed.
-	code, out, _ = runCommand(t, nil, "replay", "--strict", file)
-	if code != exitOK || strings.Contains(out, "prompt changed") {
-		t.Errorf("unchanged prompts: exit %d\n%s", code, out)
+	// Accepting the edit makes it the new baseline.
+	code, out, _ = runCommand(t, env, "replay", "--update", file)
+	if code != exitOK || !strings.Contains(out, "updated "+file) {
+		t.Errorf("--update: exit %d\n%s", code, out)
 	}
+	code, out, _ = runCommand(t, env, "replay", "--strict", file)
+	if code != exitOK {
+		t.Errorf("--strict after --update: exit %d\n%s", code, out)
+	}
+	if !bytes.Contains(mustReadFile(t, file), []byte("a little grumpy")) {
+		t.Error("the updated session does not hold the edited persona")
+	}
+}
+
+func TestReplayUpdateRefusesDivergence(t *testing.T) {
+	changed := editSession(t, "direct-chat.jsonl", func(s *replay.Session) {
+		s.Ticks()[0].Raw = `{"action":"continue"}`
+		s.Ticks()[0].Request[0].Content = "stale"
+	})
+	before := mustReadFile(t, changed)
+	code, out, _ := runCommand(t, nil, "replay", "--update", changed)
+	if code != exitFailure || strings.Contains(out, "updated") {
+		t.Errorf("exit %d\n%s", code, out)
+	}
+	if !bytes.Equal(before, mustReadFile(t, changed)) {
+		t.Error("a diverging session was rewritten")
+	}
+}
+
+func mustReadFile(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
 
 func TestReplayUsage(t *testing.T) {
@@ -162,6 +204,8 @@ func TestReplayUsage(t *testing.T) {
 		out  string
 	}{
 		{"no files", []string{"replay"}, exitUsage, ""},
+		{"strict and update", []string{"replay", "--strict", "--update", "x.jsonl"}, exitUsage, ""},
+		{"update standard input", []string{"replay", "--update", "-"}, exitUsage, ""},
 		{"unknown flag", []string{"replay", "--fast", "x.jsonl"}, exitUsage, ""},
 		{"missing file", []string{"replay", "no-such.jsonl"}, exitFailure, "FAIL no-such.jsonl: open session"},
 		{"not a session", []string{"replay", bad}, exitFailure, "a session starts with a header line"},

@@ -21,6 +21,30 @@ type Report struct {
 	// Prompts lists the ticks whose rendered request differs from the
 	// recorded one (only with Options.Prompts).
 	Prompts []PromptChange
+	// Rendered holds, with Options.Prompts, the request each recorded tick
+	// renders now, by tick number (from 1).
+	Rendered map[int][]state.ChatMessage
+}
+
+// Refresh returns a copy of s whose ticks carry the requests the replay
+// rendered, to accept a deliberate prompt change (airi replay --update).
+// Ticks the replay did not reach keep their recorded request.
+func Refresh(s *Session, rep *Report) *Session {
+	out := &Session{Header: s.Header, Items: make([]Item, len(s.Items))}
+	n := 0
+	for i, it := range s.Items {
+		if it.Tick == nil {
+			out.Items[i] = it
+			continue
+		}
+		n++
+		t := *it.Tick
+		if req, ok := rep.Rendered[n]; ok {
+			t.Request = req
+		}
+		out.Items[i] = Item{Tick: &t}
+	}
+	return out
 }
 
 // Divergence is a tick where the runtime acted differently.
@@ -79,6 +103,10 @@ func (p *player) report() *Report {
 				r.Divergence = d
 			}
 			if p.opt.Prompts {
+				if r.Rendered == nil {
+					r.Rendered = map[int][]state.ChatMessage{}
+				}
+				r.Rendered[k+1] = got[i].Request
 				if diff := Unified(renderRequest(exp.Request), renderRequest(got[i].Request),
 					fmt.Sprintf("recorded tick %d", k+1), fmt.Sprintf("replayed tick %d", k+1), 3); diff != "" {
 					r.Prompts = append(r.Prompts, PromptChange{Tick: k + 1, Diff: diff})

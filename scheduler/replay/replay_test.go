@@ -234,7 +234,7 @@ func TestPromptChange(t *testing.T) {
 		t.Skip("the persona no longer says " + from)
 	}
 	writeFile(t, filepath.Join(dir, "persona.md"), strings.Replace(persona, from, to, 1))
-	s := readSession(t, "group-burst.jsonl")
+	s := fresh(t, readSession(t, "group-burst.jsonl"))
 	rep, err := replay.Play(context.Background(), s, opener(t, dir), replay.Options{Prompts: true})
 	if err != nil {
 		t.Fatal(err)
@@ -356,7 +356,7 @@ func BenchmarkPlay(b *testing.B) {
 // send's result still says how many messages arrived during the call, and
 // replay delivers that many while the call is in flight.
 func TestHeldBackSendReplays(t *testing.T) {
-	s := readSession(t, "aborted-send.jsonl")
+	s := fresh(t, readSession(t, "aborted-send.jsonl"))
 	ticks := s.Ticks()
 	held, next := ticks[1], ticks[2]
 	if !strings.HasPrefix(held.Result, "not sent: 1 new message") {
@@ -385,4 +385,27 @@ func TestHeldBackSendReplays(t *testing.T) {
 			t.Errorf("tick %d changed beyond the moved message:\n%s", c.Tick, c.Diff)
 		}
 	}
+}
+
+// fresh returns the session with its requests rendered by today's prompts,
+// so that a test of one prompt edit does not see other tuning done since
+// the session was recorded.
+func fresh(t *testing.T, s *replay.Session) *replay.Session {
+	t.Helper()
+	rep, err := replay.Play(context.Background(), s, opener(t, ""), replay.Options{Prompts: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Divergence != nil {
+		t.Fatalf("diverged: %s", rep.Divergence)
+	}
+	f := replay.Refresh(s, rep)
+	again, err := replay.Play(context.Background(), f, opener(t, ""), replay.Options{Prompts: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(again.Prompts) != 0 {
+		t.Fatalf("a refreshed session still renders differently:\n%s", again.Prompts[0].Diff)
+	}
+	return f
 }
