@@ -95,8 +95,17 @@ func (m *scriptedModel) Complete(ctx context.Context, req planner.Request) (plan
 		m.deliver(l)
 	}
 	if st.interrupt {
-		<-ctx.Done()
-		return planner.Response{}, ctx.Err()
+		// Bounded, so that a runtime that stopped interrupting fails the
+		// recording instead of hanging it.
+		t := time.NewTimer(10 * time.Second)
+		defer t.Stop()
+		select {
+		case <-ctx.Done():
+			return planner.Response{}, ctx.Err()
+		case <-t.C:
+			m.t.Errorf("step %d: the runtime did not cancel the call when a message arrived", m.i)
+			return planner.Response{}, errors.New("not interrupted")
+		}
 	}
 	m.clock.set(start.Add(st.latency))
 	if st.err != nil {
