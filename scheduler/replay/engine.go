@@ -84,7 +84,7 @@ func Play(ctx context.Context, s *Session, open Opener, opt Options) (*Report, e
 	p.rt = rt
 	for w, wk := range p.wakes {
 		first := p.ticks[wk.first]
-		if err := p.deliverTo(p.pos[wk.first]); err != nil {
+		if _, err := p.deliverTo(p.pos[wk.first]); err != nil {
 			return nil, err
 		}
 		p.mu.Lock()
@@ -102,7 +102,7 @@ func Play(ctx context.Context, s *Session, open Opener, opt Options) (*Report, e
 			return nil, err
 		}
 	}
-	if err := p.deliverTo(len(s.Items)); err != nil {
+	if _, err := p.deliverTo(len(s.Items)); err != nil {
 		return nil, err
 	}
 	return p.report(), nil
@@ -165,14 +165,16 @@ func (p *player) now() time.Time {
 	return p.clock
 }
 
-// deliverTo delivers the events of items before index end not delivered yet.
-func (p *player) deliverTo(end int) error {
+// deliverTo delivers the events of items before index end not delivered
+// yet and returns how many it delivered.
+func (p *player) deliverTo(end int) (int, error) {
+	n := 0
 	for {
 		p.mu.Lock()
 		i := p.delivered
 		if i >= end || i >= len(p.s.Items) {
 			p.mu.Unlock()
-			return nil
+			return n, nil
 		}
 		p.delivered++
 		p.mu.Unlock()
@@ -188,8 +190,9 @@ func (p *player) deliverTo(end int) error {
 			p.opt.OnEvent(e)
 		}
 		if err := p.rt.Deliver(p.ctx, ch, e.Message(ch.ID)); err != nil {
-			return fmt.Errorf("deliver event of line %d: %w", i+2, err)
+			return n, fmt.Errorf("deliver event of line %d: %w", i+2, err)
 		}
+		n++
 	}
 }
 
@@ -267,13 +270,17 @@ func (p *player) Complete(ctx context.Context, _ planner.Request) (planner.Respo
 	p.mu.Unlock()
 	t := p.ticks[k]
 	latency := time.Duration(t.LatencyMS) * time.Millisecond
-	if err := p.deliverTo(p.duringEnd(k, canInterrupt)); err != nil {
+	arrived, err := p.deliverTo(p.duringEnd(k, canInterrupt))
+	if err != nil {
 		p.fail(err)
 		return planner.Response{}, err
 	}
 	if t.Interrupted() {
 		if !canInterrupt {
 			return planner.Response{}, fmt.Errorf("replay: tick %d was interrupted by a new message, but this runtime does not cancel the call", k+1)
+		}
+		if arrived == 0 {
+			return planner.Response{}, fmt.Errorf("replay: tick %d was interrupted by a new message, but the session holds none after it", k+1)
 		}
 		p.mu.Lock()
 		p.interrupted = true
@@ -297,14 +304,22 @@ func (p *player) Complete(ctx context.Context, _ planner.Request) (planner.Respo
 	return resp, nil
 }
 
-// recordedError rebuilds a recorded model failure, permanent when it was.
+// recordedError rebuilds a recorded model failure with its text, permanent
+// when it was.
 func recordedError(text string) error {
 	text = strings.TrimPrefix(text, "model call: ")
 	if strings.Contains(text, planner.ErrPermanent.Error()) {
-		return fmt.Errorf("%s: %w", strings.ReplaceAll(text, planner.ErrPermanent.Error(), "recorded"), planner.ErrPermanent)
+		return permanentError(text)
 	}
 	return errors.New(text)
 }
+
+// permanentError is a recorded failure that retrying cannot fix.
+type permanentError string
+
+func (e permanentError) Error() string { return string(e) }
+
+func (e permanentError) Unwrap() error { return planner.ErrPermanent }
 
 func (p *player) fail(err error) {
 	p.mu.Lock()
@@ -333,7 +348,7 @@ func (p *player) onTick(t state.Tick) {
 		p.opt.OnTick(n, t)
 	}
 	if k >= 0 && k+1 < len(p.ticks) && next <= last {
-		if err := p.deliverTo(p.pos[k+1]); err != nil {
+		if _, err := p.deliverTo(p.pos[k+1]); err != nil {
 			p.fail(err)
 		}
 		p.mu.Lock()

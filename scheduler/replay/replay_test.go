@@ -193,6 +193,19 @@ func TestDivergence(t *testing.T) {
 			edit: func(t *testing.T, s *replay.Session) { s.Header.Settings.MaxIterations = 1 },
 		},
 		{
+			name: "interrupting message missing", file: "aborted-send.jsonl", tick: 1, what: "model error",
+			edit: func(t *testing.T, s *replay.Session) {
+				for i, it := range s.Items {
+					if it.Event != nil && it.Event.Content == "are you there" {
+						s.Items = append(s.Items[:i], s.Items[i+1:]...)
+						return
+					}
+				}
+				t.Fatal("no such event")
+			},
+			got: "holds none after it",
+		},
+		{
 			name: "interrupts turned off", file: "aborted-send.jsonl", tick: 1, what: "model error",
 			edit: func(t *testing.T, s *replay.Session) { s.Header.Settings.Interrupt = false },
 			got:  "does not cancel the call",
