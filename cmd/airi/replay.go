@@ -88,7 +88,7 @@ func (a *app) cmdReplay(ctx context.Context, args []string) int {
 	}
 	switch {
 	case failed > 0:
-		fmt.Fprintf(a.stdout, "%d session(s) diverged from their recording\n", failed)
+		fmt.Fprintf(a.stdout, "%d session(s) diverged from their recording or could not be replayed\n", failed)
 		return exitFailure
 	case *strict && changed > 0:
 		fmt.Fprintf(a.stdout, "%d session(s) rendered different prompts (--strict)\n", changed)

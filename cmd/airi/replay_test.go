@@ -92,7 +92,7 @@ func TestReplayReportsDivergence(t *testing.T) {
 		"action differs",
 		`expected: {"action":"send_message","channelId":"console","content":"assam, strong enough to stand a spoon in. no sugar, obviously."}`,
 		`got:      {"action":"continue"}`,
-		"1 session(s) diverged from their recording",
+		"1 session(s) diverged from their recording or could not be replayed",
 	}
 	for _, w := range want {
 		if !strings.Contains(out, w) {
