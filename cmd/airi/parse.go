@@ -150,13 +150,16 @@ func (lp *lineParser) parseLines(ctx context.Context, in io.Reader, out io.Write
 			}
 		}()
 	}
+	// Chunk buffers are recycled once written: nothing parsed from a chunk
+	// outlives its output.
+	var buffers sync.Pool
 	readErr := make(chan error, 1)
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
 		defer close(order)
 		defer close(work)
-		readErr <- readChunks(ctx, in, work, order)
+		readErr <- readChunks(ctx, in, work, order, &buffers)
 	}()
 	w := bufio.NewWriterSize(out, 1<<16)
 	var writeErr error
@@ -170,6 +173,9 @@ func (lp *lineParser) parseLines(ctx context.Context, in io.Reader, out io.Write
 				cancel()
 			}
 		}
+		in, out := c.in[:0], c.out[:0]
+		buffers.Put(&in)
+		buffers.Put(&out)
 	}
 	wg.Wait()
 	if err := <-readErr; err != nil {
@@ -186,8 +192,10 @@ func (lp *lineParser) parseLines(ctx context.Context, in io.Reader, out io.Write
 
 // readChunks cuts in into chunks of whole lines and sends each both to
 // the workers and, in order, to the writer.
-func readChunks(ctx context.Context, in io.Reader, work, order chan<- *chunk) error {
-	r := bufio.NewReaderSize(in, 1<<16)
+func readChunks(ctx context.Context, in io.Reader, work, order chan<- *chunk, buffers *sync.Pool) error {
+	// A small buffer: whole chunks are read straight into their own
+	// memory, only the tail of a chunk's last line goes through it.
+	r := bufio.NewReaderSize(in, 4<<10)
 	send := func(c *chunk) bool {
 		select {
 		case order <- c:
@@ -203,7 +211,12 @@ func readChunks(ctx context.Context, in io.Reader, work, order chan<- *chunk) er
 		}
 	}
 	for {
-		buf := make([]byte, chunkSize, chunkSize+chunkSize/4)
+		var buf []byte
+		if b, ok := buffers.Get().(*[]byte); ok && cap(*b) >= chunkSize {
+			buf = (*b)[:chunkSize]
+		} else {
+			buf = make([]byte, chunkSize, chunkSize+chunkSize/4)
+		}
 		n, err := io.ReadFull(r, buf)
 		buf = buf[:n]
 		if err == nil && buf[n-1] != '\n' {
@@ -214,7 +227,11 @@ func readChunks(ctx context.Context, in io.Reader, work, order chan<- *chunk) er
 				err = rerr
 			}
 		}
-		if len(buf) > 0 && !send(&chunk{in: buf, done: make(chan struct{})}) {
+		var out []byte
+		if b, ok := buffers.Get().(*[]byte); ok {
+			out = *b
+		}
+		if len(buf) > 0 && !send(&chunk{in: buf, out: out, done: make(chan struct{})}) {
 			return ctx.Err()
 		}
 		switch {
@@ -229,8 +246,8 @@ func readChunks(ctx context.Context, in io.Reader, work, order chan<- *chunk) er
 
 // parseChunk parses every line of in and appends the output lines.
 func (lp *lineParser) parseChunk(dst []byte, in []byte) []byte {
-	if dst == nil {
-		dst = make([]byte, 0, len(in)+len(in)/4)
+	if cap(dst) < len(in)+len(in)/4 {
+		dst = make([]byte, 0, len(in)+len(in)/2)
 	}
 	for len(in) > 0 {
 		line := in
