@@ -283,21 +283,30 @@ func (p *strictParser) number() (jval, bool) {
 	return jval{kind: jNum, str: s[start:i]}, true
 }
 
+// stringPlain marks with '1' the bytes that may appear unescaped inside a
+// JSON string: anything but control characters, the quote and the
+// backslash.
+const stringPlain = "" +
+	"00000000000000000000000000000000" +
+	"11011111111111111111111111111111" +
+	"11111111111111111111111111110111" +
+	"11111111111111111111111111111111" +
+	"11111111111111111111111111111111" +
+	"11111111111111111111111111111111" +
+	"11111111111111111111111111111111" +
+	"11111111111111111111111111111111"
+
 // str decodes the string starting at the opening quote at p.i.
 func (p *strictParser) str() (string, bool) {
 	s := p.s
 	start := p.i + 1
 	i := start
-	for i < len(s) {
-		c := s[i]
-		if c == '"' {
-			p.i = i + 1
-			return s[start:i], true
-		}
-		if c == '\\' || c < 0x20 {
-			break
-		}
+	for i < len(s) && stringPlain[s[i]] == '1' {
 		i++
+	}
+	if i < len(s) && s[i] == '"' {
+		p.i = i + 1
+		return s[start:i], true
 	}
 	if i >= len(s) || s[i] < 0x20 {
 		return "", false

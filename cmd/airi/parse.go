@@ -458,7 +458,7 @@ func (d *lineDecoder) str() (string, bool) {
 	s := d.s
 	start := d.i + 1
 	i := start
-	for i < len(s) && s[i] != '"' && s[i] != '\\' && s[i] >= 0x20 {
+	for i < len(s) && stringPlain[s[i]] == '1' {
 		i++
 	}
 	if i >= len(s) || s[i] < 0x20 {
@@ -481,7 +481,7 @@ func (d *lineDecoder) str() (string, bool) {
 			return "", false
 		case c != '\\':
 			j := i + 1
-			for j < len(s) && s[j] != '"' && s[j] != '\\' && s[j] >= 0x20 {
+			for j < len(s) && stringPlain[s[j]] == '1' {
 				j++
 			}
 			out = append(out, s[i:j]...)
@@ -683,6 +683,31 @@ func (e *actionEncoder) appendAction(dst []byte, a actions.Action) ([]byte, erro
 	return append(dst, b...), nil
 }
 
+// jsonPlain marks with '1' the bytes appendJSONString copies as they are:
+// printable ASCII other than the quote, the backslash and <, >, &.
+const jsonPlain = "" +
+	"00000000000000000000000000000000" +
+	"11011101111111111111111111110101" +
+	"11111111111111111111111111110111" +
+	"11111111111111111111111111111111" +
+	"00000000000000000000000000000000" +
+	"00000000000000000000000000000000" +
+	"00000000000000000000000000000000" +
+	"00000000000000000000000000000000"
+
+// stringPlain marks with '1' the bytes that may appear unescaped inside a
+// JSON string: anything but control characters, the quote and the
+// backslash.
+const stringPlain = "" +
+	"00000000000000000000000000000000" +
+	"11011111111111111111111111111111" +
+	"11111111111111111111111111110111" +
+	"11111111111111111111111111111111" +
+	"11111111111111111111111111111111" +
+	"11111111111111111111111111111111" +
+	"11111111111111111111111111111111" +
+	"11111111111111111111111111111111"
+
 // appendJSONString writes s as a JSON string the way encoding/json does:
 // HTML-sensitive characters and U+2028/U+2029 escaped, invalid UTF-8
 // replaced.
@@ -692,11 +717,11 @@ func appendJSONString(dst []byte, s string) []byte {
 	start := 0
 	for i := 0; i < len(s); {
 		c := s[i]
+		if jsonPlain[c] == '1' {
+			i++
+			continue
+		}
 		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
-				i++
-				continue
-			}
 			dst = append(dst, s[start:i]...)
 			switch c {
 			case '"', '\\':
