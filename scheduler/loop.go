@@ -130,7 +130,9 @@ func (l *loop) run(ctx context.Context) {
 // retry after a failed model call, or a wake for messages still unread.
 func (l *loop) finish(ctx context.Context, rep WakeReport) {
 	cfg := l.s.cfg
-	now := time.Now()
+	// The lock is held across the unread count so that a message stored
+	// meanwhile either is counted or signals after this decision.
+	l.mu.Lock()
 	unread := 0
 	if ctx.Err() == nil {
 		if counts, err := l.s.deps.Store.UnreadCounts(ctx); err == nil {
@@ -139,8 +141,13 @@ func (l *loop) finish(ctx context.Context, rep WakeReport) {
 			l.s.log.Warn("count unread after wake", zap.String("channel", l.id), zap.Error(err))
 		}
 	}
-	l.mu.Lock()
+	now := time.Now()
 	l.running = false
+	if l.dueTrigger == triggerMessage && unread == 0 {
+		// Messages that arrived during the wake were delivered by it: their
+		// wake would find nothing and must not stand in for what follows.
+		l.due, l.dueTrigger = time.Time{}, ""
+	}
 	switch {
 	case ctx.Err() != nil:
 	case rep.ModelFailed && !rep.Fatal:
@@ -156,6 +163,8 @@ func (l *loop) finish(ctx context.Context, rep WakeReport) {
 		if l.rearms < cfg.MaxRearms {
 			l.rearms++
 			l.setDue(now.Add(cfg.ContinueDelay), triggerRearm, false)
+			// A re-arm runs even when nothing is unread any more.
+			l.dueTrigger = triggerRearm
 		} else {
 			l.s.log.Info("wake ended on its iteration cap with messages unanswered; re-armed twice already, waiting for a new message",
 				zap.String("channel", l.id))

@@ -458,3 +458,31 @@ func TestDeliverRejectsBadInput(t *testing.T) {
 		t.Error("wrong error kind")
 	}
 }
+
+// A message that arrives during a wake and is delivered by its last
+// allowed tick, whose answer then fails to parse, is still answered: the
+// re-arm is not displaced by the wake that message scheduled.
+func TestRearmAfterLateMessageOnLastTick(t *testing.T) {
+	var h *harness
+	m := newModel(func(ctx context.Context, n int, req planner.Request) (string, error) {
+		switch n {
+		case 1:
+			h.say("late ping2")
+			return `{"action":"send_message","channelId":"c1","content":"pong 1"}`, nil
+		case 2:
+			return "Sure, let me think about that for a while.", nil
+		case 3:
+			return `{"action":"send_message","channelId":"c1","content":"pong 2"}`, nil
+		}
+		return `{"action":"continue"}`, nil
+	})
+	h = newHarness(t, scheduler.Config{MaxIterations: 2, Debounce: time.Millisecond}, m)
+	h.start()
+	h.say("early ping1")
+	// The first send is aborted by the late message.
+	sent := h.waitSent(1)
+	if sent[0].Content != "pong 2" {
+		t.Errorf("sent %+v", sent)
+	}
+	h.waitIdle()
+}
