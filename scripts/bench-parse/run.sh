@@ -29,24 +29,27 @@ fs.writeFileSync(dst, out.join("\n") + "\n");
 ' "$repo/testdata/parse/corpus.jsonl" "$work/input.jsonl" "$lines"
 echo "input: $lines lines, $(wc -c <"$work/input.jsonl") bytes, $(nproc) cores" >&2
 
-# best WALL CPU over the runs, CPU = user + system seconds.
-measure() {
-  local best_wall="" best_cpu="" t wall user sys cpu
-  for ((i = 0; i < runs; i++)); do
-    t=$( { TIMEFORMAT='%R %U %S'; time "$@" <"$work/input.jsonl" >"$work/out.jsonl"; } 2>&1 )
-    read -r wall user sys <<<"$t"
-    cpu=$(echo "$user + $sys" | bc)
-    if [[ -z $best_wall ]] || (( $(echo "$wall < $best_wall" | bc) )); then best_wall=$wall; fi
-    if [[ -z $best_cpu ]] || (( $(echo "$cpu < $best_cpu" | bc) )); then best_cpu=$cpu; fi
-  done
-  echo "$best_wall $best_cpu"
+# One timed run: prints "WALL CPU" in seconds, CPU = user + system.
+timed() {
+  local t wall user sys
+  t=$( { TIMEFORMAT='%R %U %S'; time "$@" <"$work/input.jsonl" >"$work/out-$tag.jsonl"; } 2>&1 )
+  read -r wall user sys <<<"$t"
+  echo "$wall $(echo "$user + $sys" | bc)"
 }
 
-read -r ref_wall ref_cpu <<<"$(measure node "$repo/scripts/bench-parse/reference.mjs" "$work")"
-ref_errors=$(grep -c '^{"error"' "$work/out.jsonl" || true)
-read -r airi_wall airi_cpu <<<"$(measure "$work/airi" parse --jsonl)"
-airi_errors=$(grep -c '^{"error"' "$work/out.jsonl" || true)
-out_lines=$(wc -l <"$work/out.jsonl")
+# The two pipelines run alternately, so that both see the same machine
+# load; the best run of each counts.
+ref_wall="" ref_cpu="" airi_wall="" airi_cpu=""
+min() { if [[ -z $1 ]] || (( $(echo "$2 < $1" | bc) )); then echo "$2"; else echo "$1"; fi; }
+for ((i = 0; i < runs; i++)); do
+  read -r w c <<<"$(tag=ref timed node "$repo/scripts/bench-parse/reference.mjs" "$work")"
+  ref_wall=$(min "$ref_wall" "$w"); ref_cpu=$(min "$ref_cpu" "$c")
+  read -r w c <<<"$(tag=airi timed "$work/airi" parse --jsonl)"
+  airi_wall=$(min "$airi_wall" "$w"); airi_cpu=$(min "$airi_cpu" "$c")
+done
+ref_errors=$(grep -c '^{"error"' "$work/out-ref.jsonl" || true)
+airi_errors=$(grep -c '^{"error"' "$work/out-airi.jsonl" || true)
+out_lines=$(wc -l <"$work/out-airi.jsonl")
 
 printf '%-26s %8s %8s %8s\n' pipeline "wall s" "cpu s" refusals
 printf '%-26s %8s %8s %8s\n' "reference (node)" "$ref_wall" "$ref_cpu" "$ref_errors"
