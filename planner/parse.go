@@ -209,12 +209,12 @@ func (p *Parser) parseText(text string, r *run, depth int) (actions.Action, *Par
 // reports a block that never closed; rest is then its content.
 func (p *Parser) splitThink(text string, r *run) (rest string, open bool) {
 	if text[0] == '<' {
-		for _, tag := range thinkTags() {
+		for _, t := range thinkTags() {
+			tag, closing := t[0], t[1]
 			if len(text) < len(tag) || !strings.EqualFold(text[:len(tag)], tag) {
 				continue
 			}
 			body := text[len(tag):]
-			closing := "</" + tag[1:]
 			end := indexFold(body, closing)
 			if end < 0 {
 				return body, true
@@ -234,8 +234,11 @@ func (p *Parser) splitThink(text string, r *run) (rest string, open bool) {
 	case '{', '[', '`', '"':
 		return text, false
 	}
-	for _, tag := range thinkTags() {
-		closing := "</" + tag[1:]
+	if !strings.Contains(text, "</") {
+		return text, false
+	}
+	for _, t := range thinkTags() {
+		closing := t[1]
 		end := indexFold(text, closing)
 		if end < 0 {
 			continue
@@ -251,9 +254,15 @@ func (p *Parser) splitThink(text string, r *run) (rest string, open bool) {
 	return text, false
 }
 
-// thinkTags are the tags models wrap their thinking in.
-func thinkTags() [4]string {
-	return [4]string{"<think>", "<thinking>", "<reasoning>", "<thought>"}
+// thinkTags are the tags models wrap their thinking in, opening and
+// closing.
+func thinkTags() [4][2]string {
+	return [4][2]string{
+		{"<think>", "</think>"},
+		{"<thinking>", "</thinking>"},
+		{"<reasoning>", "</reasoning>"},
+		{"<thought>", "</thought>"},
+	}
 }
 
 // indexFold is strings.Index ignoring ASCII case.
