@@ -60,6 +60,8 @@ type Parser struct {
 	msgNoAction, msgNoName string
 	// scratch holds *scratch values reused across parses.
 	scratch sync.Pool
+	// shapes remembers repairs of answer shapes.
+	shapes shapeCache
 }
 
 // NewParser returns a parser for the actions of reg.
@@ -398,7 +400,7 @@ func (p *Parser) fromCandidate(cand string, ext extent, r *run, depth int) (acti
 				return act, perr == nil || perr.named, perr
 			}
 		}
-		v, ok = repair(cand, ext)
+		v, ok = p.repair(cand, ext)
 		if !ok {
 			return actions.Action{}, false, p.noAction()
 		}
@@ -419,7 +421,7 @@ func sameString(a, b string) bool {
 // parse and decodes the result. Our own steps come first (quotes, closing
 // what truncation left open) because the repair library can damage
 // strings with escapes; it runs only on what they leave broken.
-func repair(cand string, ext extent) (jval, bool) {
+func (p *Parser) repair(cand string, ext extent) (jval, bool) {
 	if ext.quotes {
 		cand = requote(cand)
 		if !ext.cut {
@@ -436,8 +438,8 @@ func repair(cand string, ext extent) (jval, bool) {
 	// The repair library mangles some escapes (a backslash before a
 	// letter, an escaped quote after an unquoted key), so well-formed
 	// string literals go through it as opaque placeholders.
-	if shielded, originals := shieldStrings(cand); len(originals) > 0 {
-		if fixed, err := jsonrepair.Repair(shielded); err == nil {
+	if shielded, originals, whole := shieldStrings(cand); len(originals) > 0 {
+		if fixed, ok := p.repairShape(shielded, whole); ok {
 			if restored, ok := unshieldStrings(fixed, originals); ok {
 				if v, ok := parseStrict(restored); ok {
 					return v, true
@@ -450,6 +452,57 @@ func repair(cand string, ext extent) (jval, bool) {
 		return jval{}, false
 	}
 	return parseStrict(fixed)
+}
+
+// repairShape repairs a shielded candidate. When every string of it was
+// shielded, the text is the answer's shape alone (keys, punctuation,
+// bare words), which recurs from answer to answer, so the repair is
+// remembered.
+func (p *Parser) repairShape(shape string, whole bool) (string, bool) {
+	cacheable := whole && len(shape) <= maxShapeLen
+	if cacheable {
+		if fixed, ok := p.shapes.get(shape); ok {
+			return fixed, fixed != ""
+		}
+	}
+	fixed, err := jsonrepair.Repair(shape)
+	if err != nil {
+		fixed = ""
+	}
+	if cacheable {
+		p.shapes.put(shape, fixed)
+	}
+	return fixed, fixed != ""
+}
+
+// maxShapeLen bounds the shapes remembered by repairShape.
+const maxShapeLen = 512
+
+// shapeCacheSize bounds how many repaired shapes a parser remembers.
+const shapeCacheSize = 4096
+
+// shapeCache remembers repaired shapes ("" for a shape the repair
+// refused). When full it starts over, which keeps it bounded without
+// bookkeeping per entry.
+type shapeCache struct {
+	mu sync.RWMutex
+	m  map[string]string
+}
+
+func (c *shapeCache) get(k string) (string, bool) {
+	c.mu.RLock()
+	v, ok := c.m[k]
+	c.mu.RUnlock()
+	return v, ok
+}
+
+func (c *shapeCache) put(k, v string) {
+	c.mu.Lock()
+	if c.m == nil || len(c.m) >= shapeCacheSize {
+		c.m = make(map[string]string, 64)
+	}
+	c.m[k] = v
+	c.mu.Unlock()
 }
 
 // complete closes a cut candidate: the open string, then the open
@@ -508,7 +561,7 @@ func applyCut(v *jval, ext extent) {
 func (p *Parser) looksLikeAction(cand string, ext extent) bool {
 	v, ok := parseStrict(cand)
 	if !ok {
-		v, ok = repair(cand, ext)
+		v, ok = p.repair(cand, ext)
 	}
 	if !ok || v.kind != jObj {
 		return false
@@ -629,7 +682,7 @@ func (p *Parser) react(text string, r *run, depth int) (actions.Action, bool, *P
 			v, ok = parseStrict(cand)
 		}
 		if !ok {
-			if v, ok = repair(cand, ext); ok && ext.cut {
+			if v, ok = p.repair(cand, ext); ok && ext.cut {
 				r.truncated = true
 				applyCut(&v, ext)
 			}

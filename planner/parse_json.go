@@ -755,16 +755,15 @@ const (
 // shieldStrings replaces every well-formed double-quoted string literal
 // that is followed by a delimiter with a numbered placeholder literal, and
 // returns the originals. It stops at the first literal it cannot read, so
-// that what follows is left to the repair as written.
-func shieldStrings(text string) (string, []string) {
+// that what follows is left to the repair as written; whole reports that
+// it did not stop.
+func shieldStrings(text string) (shielded string, originals []string, whole bool) {
 	if strings.Contains(text, shieldOpen) || strings.Contains(text, shieldClose) {
-		return text, nil
+		return text, nil, false
 	}
-	var (
-		b         strings.Builder
-		originals []string
-	)
+	var b strings.Builder
 	last := 0
+	whole = true
 	for i := 0; i < len(text); i++ {
 		switch text[i] {
 		case '"':
@@ -792,6 +791,7 @@ func shieldStrings(text string) (string, []string) {
 		}
 		p := strictParser{s: text, i: i}
 		if _, ok := p.str(); !ok || !isDelimAfter(text, p.i) {
+			whole = false
 			break
 		}
 		if b.Len() == 0 {
@@ -806,10 +806,10 @@ func shieldStrings(text string) (string, []string) {
 		i = p.i - 1
 	}
 	if len(originals) == 0 {
-		return text, nil
+		return text, nil, whole
 	}
 	b.WriteString(text[last:])
-	return b.String(), originals
+	return b.String(), originals, whole
 }
 
 // unshieldStrings puts the original literals back; it reports false when

@@ -421,7 +421,7 @@ func (p *Parser) paramsFromText(s string, r *run, depth int) (jval, bool) {
 				return p.paramsFromText(un, r, depth+1)
 			}
 		}
-		if v, ok = repair(cand, ext); !ok {
+		if v, ok = p.repair(cand, ext); !ok {
 			return jval{}, false
 		}
 		if ext.cut {

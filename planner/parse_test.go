@@ -88,6 +88,12 @@ func TestParseCorpus(t *testing.T) {
 		seen[c.Name] = true
 		t.Run(c.Name, func(t *testing.T) {
 			got, err := p.Parse(c.Raw)
+			// A second parse of the same answer (now with remembered
+			// repairs) must give the same outcome.
+			again, err2 := p.Parse(c.Raw)
+			if (err == nil) != (err2 == nil) || (err != nil && err.Error() != err2.Error()) || !reflect.DeepEqual(got, again) {
+				t.Fatalf("second parse differs: %v / %v, %+v / %+v", err, err2, got, again)
+			}
 			if c.Error != "" {
 				if err == nil {
 					out, _ := json.Marshal(got.Action)
