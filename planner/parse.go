@@ -353,9 +353,10 @@ func (p *Parser) scan(text string, inThink bool, r *run, depth int) (actions.Act
 			// the action may start after it.
 			pos = k + 1
 		} else {
-			// A closed object that is no action: nothing inside it, strings
-			// included, is looked at again.
-			pos = ext.end
+			// A closed object that is no action: only objects nested in
+			// its structure are tried next ({{"action": ...}}), never text
+			// inside its strings.
+			pos = nextStructuralBrace(text, k+1, ext.end)
 		}
 	}
 	if found {
@@ -410,6 +411,26 @@ func (p *Parser) fromCandidate(cand string, ext extent, r *run, depth int) (acti
 		}
 	}
 	return p.fromObject(v, r, depth)
+}
+
+// nextStructuralBrace returns the index of the first '{' in text[from:to]
+// that is outside double-quoted strings, or to.
+func nextStructuralBrace(text string, from, to int) int {
+	for i := from; i < to; i++ {
+		switch text[i] {
+		case '{':
+			return i
+		case '\\':
+			i++
+		case '"':
+			end, ok := scanString(text, i+1, '"')
+			if !ok || end > to {
+				return to
+			}
+			i = end - 1
+		}
+	}
+	return to
 }
 
 // sameString reports whether a and b are the same bytes in memory.
