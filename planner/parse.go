@@ -2,13 +2,9 @@ package planner
 
 import (
 	"fmt"
-	"reflect"
 	"sort"
 	"strings"
 	"sync"
-	"unsafe"
-
-	"github.com/kaptinlin/jsonrepair"
 
 	"github.com/airi-go/airi/actions"
 )
@@ -124,7 +120,6 @@ type run struct {
 func (r *run) note(format string, args ...any) {
 	r.notes = append(r.notes, fmt.Sprintf(format, args...))
 }
-
 func (r *run) addReasoning(s string) {
 	if s = strings.TrimSpace(s); s != "" {
 		r.reasoning = append(r.reasoning, s)
@@ -161,7 +156,6 @@ func (p *Parser) Parse(raw string) (res Parsed, err error) {
 	}
 	return Parsed{Action: act, Reasoning: strings.Join(r.reasoning, "\n\n"), Notes: r.notes}, nil
 }
-
 func (p *Parser) parseText(text string, r *run, depth int) (actions.Action, *ParseError) {
 	text = strings.TrimPrefix(text, "\uFEFF")
 	text = strings.TrimSpace(text)
@@ -281,14 +275,12 @@ func indexFold(s, sub string) int {
 	}
 	return -1
 }
-
 func lowerASCII(c byte) byte {
 	if c >= 'A' && c <= 'Z' {
 		return c + 'a' - 'A'
 	}
 	return c
 }
-
 func upperASCII(c byte) byte {
 	if c >= 'a' && c <= 'z' {
 		return c - 'a' + 'A'
@@ -380,365 +372,9 @@ func (p *Parser) scan(text string, inThink bool, r *run, depth int) (actions.Act
 	}
 	return actions.Action{}, p.noAction()
 }
-
 func (p *Parser) noAction() *ParseError {
 	return &ParseError{Reason: p.msgNoAction}
 }
-
-// fromCandidate decodes one object of the answer, strictly if it can and
-// repaired otherwise. named reports that it named an action, so its error
-// is about that action.
-func (p *Parser) fromCandidate(cand string, ext extent, r *run, depth int) (actions.Action, bool, *ParseError) {
-	var v jval
-	ok := false
-	if !ext.cut && !sameString(cand, r.notStrict) {
-		v, ok = parseStrictWith(cand, r.sc)
-	}
-	if !ok {
-		if depth < maxNesting && isEscapedJSON(cand) {
-			if un, uok := unescapeJSONText(cand); uok {
-				act, perr := p.parseText(un, r, depth+1)
-				return act, perr == nil || perr.named, perr
-			}
-		}
-		v, ok = p.repair(cand, ext)
-		if !ok {
-			return actions.Action{}, false, p.noAction()
-		}
-		if ext.cut {
-			r.truncated = true
-			applyCut(&v, ext)
-		}
-	}
-	return p.fromObject(v, r, depth)
-}
-
-// nextStructuralBrace returns the index of the first '{' in text[from:to]
-// that is outside double-quoted strings, or to.
-func nextStructuralBrace(text string, from, to int) int {
-	for i := from; i < to; i++ {
-		switch text[i] {
-		case '{':
-			return i
-		case '\\':
-			i++
-		case '"':
-			end, ok := scanString(text, i+1, '"')
-			if !ok || end > to {
-				return to
-			}
-			i = end - 1
-		}
-	}
-	return to
-}
-
-// sameString reports whether a and b are the same bytes in memory.
-func sameString(a, b string) bool {
-	return len(a) == len(b) && unsafe.StringData(a) == unsafe.StringData(b)
-}
-
-// repair runs the syntax repair on a candidate that failed the strict
-// parse and decodes the result. Our own steps come first (quotes, closing
-// what truncation left open) because the repair library can damage
-// strings with escapes; it runs only on what they leave broken.
-func (p *Parser) repair(cand string, ext extent) (jval, bool) {
-	if ext.quotes {
-		cand = requote(cand)
-		if !ext.cut {
-			if v, ok := parseStrict(cand); ok {
-				return v, true
-			}
-		}
-	}
-	if ext.cut && !ext.dropLast {
-		if v, ok := parseStrict(complete(cand, ext)); ok {
-			return v, true
-		}
-	}
-	// The repair library mangles some escapes (a backslash before a
-	// letter, an escaped quote after an unquoted key), so well-formed
-	// string literals go through it as opaque placeholders.
-	if shielded, originals, whole := shieldStrings(cand); len(originals) > 0 {
-		if fixed, ok := p.repairShape(shielded, whole); ok {
-			if restored, ok := unshieldStrings(fixed, originals); ok {
-				if v, ok := parseStrict(restored); ok {
-					return v, true
-				}
-			}
-		}
-	}
-	fixed, err := jsonrepair.Repair(cand)
-	if err != nil {
-		return jval{}, false
-	}
-	return parseStrict(fixed)
-}
-
-// repairShape repairs a shielded candidate. When every string of it was
-// shielded, the text is the answer's shape alone (keys, punctuation,
-// bare words), which recurs from answer to answer, so the repair is
-// remembered.
-func (p *Parser) repairShape(shape string, whole bool) (string, bool) {
-	cacheable := whole && len(shape) <= maxShapeLen
-	if cacheable {
-		if fixed, ok := p.shapes.get(shape); ok {
-			return fixed, fixed != ""
-		}
-	}
-	fixed, err := jsonrepair.Repair(shape)
-	if err != nil {
-		fixed = ""
-	}
-	if cacheable {
-		p.shapes.put(shape, fixed)
-	}
-	return fixed, fixed != ""
-}
-
-// maxShapeLen bounds the shapes remembered by repairShape.
-const maxShapeLen = 512
-
-// shapeCacheSize bounds how many repaired shapes a parser remembers.
-const shapeCacheSize = 4096
-
-// shapeCache remembers repaired shapes ("" for a shape the repair
-// refused). When full it starts over, which keeps it bounded without
-// bookkeeping per entry.
-type shapeCache struct {
-	mu sync.RWMutex
-	m  map[string]string
-}
-
-func (c *shapeCache) get(k string) (string, bool) {
-	c.mu.RLock()
-	v, ok := c.m[k]
-	c.mu.RUnlock()
-	return v, ok
-}
-
-func (c *shapeCache) put(k, v string) {
-	c.mu.Lock()
-	if c.m == nil || len(c.m) >= shapeCacheSize {
-		c.m = make(map[string]string, 64)
-	}
-	c.m[k] = v
-	c.mu.Unlock()
-}
-
-// complete closes a cut candidate: the open string, then the open
-// containers, dropping a dangling comma or half an escape.
-func complete(cand string, ext extent) string {
-	var b strings.Builder
-	b.Grow(len(cand) + len(ext.closers) + 2)
-	if ext.cutString {
-		// Drop an escape the cut split in two.
-		if k := strings.LastIndexByte(cand, '\\'); k >= 0 && len(cand)-k < 6 {
-			tail := cand[k:]
-			if len(tail) == 1 || (tail[1] == 'u' && len(tail) < 6) {
-				cand = cand[:k]
-			}
-		}
-		b.WriteString(cand)
-		b.WriteByte('"')
-	} else {
-		cand = strings.TrimRight(cand, " \t\r\n")
-		cand = strings.TrimSuffix(cand, ",")
-		b.WriteString(cand)
-	}
-	b.WriteString(ext.closers)
-	return b.String()
-}
-
-// applyCut marks or drops what the end of the answer interrupted: the
-// innermost last member at the depth where the text ended.
-func applyCut(v *jval, ext extent) {
-	cur := v
-	for d := 1; d < ext.depth; d++ {
-		switch {
-		case (cur.kind == jObj || cur.kind == jArr) && len(cur.obj) > 0:
-			cur = &cur.obj[len(cur.obj)-1].val
-		default:
-			return
-		}
-	}
-	switch {
-	case cur.kind == jObj && len(cur.obj) > 0:
-		last := &cur.obj[len(cur.obj)-1]
-		if ext.dropLast {
-			cur.obj = cur.obj[:len(cur.obj)-1]
-		} else if ext.cutString && last.val.kind == jStr {
-			last.val.cut = true
-		}
-	case cur.kind == jArr && len(cur.obj) > 0:
-		if ext.dropLast || ext.cutString {
-			cur.obj = cur.obj[:len(cur.obj)-1]
-		}
-	}
-}
-
-// looksLikeAction reports whether a further object of the answer names an
-// action, to count what was ignored.
-func (p *Parser) looksLikeAction(cand string, ext extent) bool {
-	v, ok := parseStrict(cand)
-	if !ok {
-		v, ok = p.repair(cand, ext)
-	}
-	if !ok || v.kind != jObj {
-		return false
-	}
-	for _, m := range v.obj {
-		switch keyRole(canon(m.key)) {
-		case roleName, roleFunction, roleCalls:
-			return true
-		}
-		if _, ok := p.byCanon[canon(m.key)]; ok {
-			return true
-		}
-	}
-	return false
-}
-
-// isEscapedJSON reports an object written with escaped quotes, as when a
-// JSON document was pasted into a string: {\"action\": ...}.
-func isEscapedJSON(s string) bool {
-	i := 1
-	for i < len(s) && (s[i] == ' ' || s[i] == '\n' || s[i] == '\t' || s[i] == '\r') {
-		i++
-	}
-	return i+1 < len(s) && s[i] == '\\' && s[i+1] == '"'
-}
-
-// unescapeJSONText removes one level of JSON string escaping.
-func unescapeJSONText(s string) (string, bool) {
-	if v, ok := parseStrict(`"` + s + `"`); ok && v.kind == jStr {
-		return v.str, true
-	}
-	// Raw line breaks or stray quotes make it an invalid string literal;
-	// undo the common escapes by hand.
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\\' && i+1 < len(s) {
-			switch s[i+1] {
-			case '"', '\\', '/':
-				b.WriteByte(s[i+1])
-				i++
-				continue
-			case 'n':
-				b.WriteByte('\n')
-				i++
-				continue
-			case 't':
-				b.WriteByte('\t')
-				i++
-				continue
-			}
-		}
-		b.WriteByte(s[i])
-	}
-	return b.String(), true
-}
-
 func (p *Parser) refuse(sentinel error, format string, args ...any) *ParseError {
 	return &ParseError{Reason: fmt.Sprintf(format, args...), err: sentinel}
-}
-
-// react reads the ReAct layout: "Action: name" and "Action Input: {...}".
-// ok reports that the layout was present.
-func (p *Parser) react(text string, r *run, depth int) (actions.Action, bool, *ParseError) {
-	if indexFold(text, "action:") < 0 {
-		return actions.Action{}, false, nil
-	}
-	var name, input, thought string
-	inInput := false
-	depth0 := 0 // braces open before the current line
-	for _, line := range strings.Split(text, "\n") {
-		inside := depth0 > 0
-		depth0 += strings.Count(line, "{") - strings.Count(line, "}")
-		if inside && !inInput {
-			// A line inside an object (an unquoted "action:" key) is JSON,
-			// not the ReAct layout.
-			continue
-		}
-		t := strings.TrimLeft(line, " \t*>#-")
-		low := strings.ToLower(t)
-		switch {
-		case strings.HasPrefix(low, "action input:") || strings.HasPrefix(low, "action input**:") || strings.HasPrefix(low, "action_input:"):
-			input = t[strings.IndexByte(t, ':')+1:]
-			inInput = true
-			continue
-		case strings.HasPrefix(low, "action:") || strings.HasPrefix(low, "action**:"):
-			if name != "" {
-				inInput = false
-				continue
-			}
-			name = t[strings.IndexByte(t, ':')+1:]
-			inInput = false
-			continue
-		case strings.HasPrefix(low, "thought:") || strings.HasPrefix(low, "thought**:"):
-			thought = t[strings.IndexByte(t, ':')+1:]
-			inInput = false
-			continue
-		case strings.HasPrefix(low, "observation:") || strings.HasPrefix(low, "final answer:"):
-			inInput = false
-			continue
-		}
-		if inInput {
-			input += "\n" + line
-		}
-	}
-	name = strings.Trim(name, " \t\r`'\"*")
-	if name == "" || strings.ContainsAny(name, "{[ \t") {
-		return actions.Action{}, false, nil
-	}
-	params := jval{kind: jObj}
-	input = strings.TrimSpace(strings.Trim(strings.TrimSpace(input), "`"))
-	input = strings.TrimPrefix(input, "json")
-	input = strings.TrimSpace(input)
-	if k := strings.IndexByte(input, '{'); k >= 0 {
-		ext := scanExtent(input, k)
-		cand := input[k:ext.end]
-		v, ok := jval{}, false
-		if !ext.cut {
-			v, ok = parseStrict(cand)
-		}
-		if !ok {
-			if v, ok = p.repair(cand, ext); ok && ext.cut {
-				r.truncated = true
-				applyCut(&v, ext)
-			}
-		}
-		if ok && v.kind == jObj {
-			params = v
-		}
-	} else {
-		switch strings.ToLower(input) {
-		case "", "none", "null", "{}", "n/a", "无", "なし", "нет":
-		default:
-			return actions.Action{}, true, p.refuse(nil, "the Action Input of %s is not a JSON object; reply with one JSON object such as %s", name, p.example)
-		}
-	}
-	r.addReasoning(thought)
-	resolved, perr := p.resolveName(name)
-	if perr != nil {
-		return actions.Action{}, true, perr
-	}
-	act, perr := p.build(resolved, params.obj, nil, r, depth)
-	return act, true, perr
-}
-
-// setterFor finds how to store a field of the parameter struct.
-func setterFor(typ reflect.Type, jsonName string) []int {
-	for i := 0; i < typ.NumField(); i++ {
-		f := typ.Field(i)
-		tag := f.Tag.Get("json")
-		name, _, _ := strings.Cut(tag, ",")
-		if name == "" {
-			name = f.Name
-		}
-		if name == jsonName {
-			return f.Index
-		}
-	}
-	return nil
 }
