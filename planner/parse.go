@@ -185,7 +185,7 @@ func (p *Parser) parseText(text string, r *run, depth int) (actions.Action, *Par
 		}
 	}
 	if rest[0] != '{' && rest[0] != '[' {
-		if act, ok, perr := p.react(rest, r, depth); ok {
+		if act, ok, perr := p.react(rest, r); ok {
 			if perr == nil {
 				return act, nil
 			}

@@ -282,10 +282,10 @@ func (p *Parser) fromObject(v jval, r *run, depth int) (actions.Action, bool, *P
 			if name, ok := p.lookupName(m.key); ok {
 				switch m.val.kind {
 				case jObj:
-					act, perr := p.build(name, m.val.obj, nil, r, depth)
+					act, perr := p.build(name, m.val.obj, nil, r)
 					return act, true, perr
 				case jNull, jBool:
-					act, perr := p.build(name, nil, nil, r, depth)
+					act, perr := p.build(name, nil, nil, r)
 					return act, true, perr
 				}
 			}
@@ -327,7 +327,7 @@ func (p *Parser) fromObject(v jval, r *run, depth int) (actions.Action, bool, *P
 	if flatCount > 0 {
 		flat = v.obj // build skips the envelope's own keys
 	}
-	act, perr := p.build(name, params, flat, r, depth)
+	act, perr := p.build(name, params, flat, r)
 	return act, true, perr
 }
 func isCallType(s string) bool {

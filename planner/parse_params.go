@@ -25,7 +25,7 @@ type slot struct {
 // build checks and converts the parameters of a named action. Members of
 // the wrapper object come before flat members; an exact key beats another
 // spelling of it.
-func (p *Parser) build(name string, wrapped, flat []jmember, r *run, _ int) (actions.Action, *ParseError) {
+func (p *Parser) build(name string, wrapped, flat []jmember, r *run) (actions.Action, *ParseError) {
 	info := p.infos[name]
 	var buf [4]slot
 	slots := buf[:0]

@@ -8,16 +8,16 @@ import (
 
 // react reads the ReAct layout: "Action: name" and "Action Input: {...}".
 // ok reports that the layout was present.
-func (p *Parser) react(text string, r *run, depth int) (actions.Action, bool, *ParseError) {
+func (p *Parser) react(text string, r *run) (actions.Action, bool, *ParseError) {
 	if indexFold(text, "action:") < 0 {
 		return actions.Action{}, false, nil
 	}
 	var name, input, thought string
 	inInput := false
-	depth0 := 0 // braces open before the current line
+	open := 0 // braces open before the current line
 	for _, line := range strings.Split(text, "\n") {
-		inside := depth0 > 0
-		depth0 += strings.Count(line, "{") - strings.Count(line, "}")
+		inside := open > 0
+		open += strings.Count(line, "{") - strings.Count(line, "}")
 		if inside && !inInput {
 			// A line inside an object (an unquoted "action:" key) is JSON,
 			// not the ReAct layout.
@@ -86,6 +86,6 @@ func (p *Parser) react(text string, r *run, depth int) (actions.Action, bool, *P
 	if perr != nil {
 		return actions.Action{}, true, perr
 	}
-	act, perr := p.build(resolved, params.obj, nil, r, depth)
+	act, perr := p.build(resolved, params.obj, nil, r)
 	return act, true, perr
 }
