@@ -58,22 +58,18 @@ func (p *Parser) react(text string, r *run) (actions.Action, bool, *ParseError) 
 	input = strings.TrimSpace(strings.Trim(strings.TrimSpace(input), "`"))
 	input = strings.TrimPrefix(input, "json")
 	input = strings.TrimSpace(input)
-	if k := strings.IndexByte(input, '{'); k >= 0 {
-		ext := scanExtent(input, k)
-		cand := input[k:ext.end]
-		v, ok := jval{}, false
-		if !ext.cut {
-			v, ok = parseStrict(cand)
-		}
-		if !ok {
-			if v, ok = p.repair(cand, ext); ok && ext.cut {
-				r.truncated = true
-				applyCut(&v, ext)
+	if strings.IndexByte(input, '{') >= 0 {
+		// The input may also be written as a JSON string holding the object.
+		if input[0] == '"' {
+			if v, ok := parseStrict(input); ok && v.kind == jStr {
+				input = v.str
 			}
 		}
-		if ok && v.kind == jObj {
-			params = v
+		v, ok := p.paramsFromText(input, r, 0)
+		if !ok {
+			return actions.Action{}, true, p.refuse(nil, "the Action Input of %s is not a JSON object; reply with one JSON object such as %s", name, p.example)
 		}
+		params = v
 	} else {
 		switch strings.ToLower(input) {
 		case "", "none", "null", "{}", "n/a", "无", "なし", "нет":
