@@ -310,7 +310,7 @@ func (p *Parser) scan(text string, inThink bool, r *run, depth int) (actions.Act
 		ext := scanExtent(text, k)
 		cand := text[k:ext.end]
 		if found {
-			if p.looksLikeAction(cand, ext) {
+			if p.looksLikeAction(cand, ext, r) {
 				ignored++
 			}
 			pos = ext.end

@@ -53,6 +53,8 @@ type strictParser struct {
 type scratch struct {
 	stack []jmember
 	arena []jmember
+	// repairs counts the syntax repairs of the answer being parsed.
+	repairs int
 }
 
 // reset drops the references the scratch holds and empties it.
@@ -61,6 +63,7 @@ func (sc *scratch) reset() {
 	clear(sc.arena)
 	sc.stack = sc.stack[:0]
 	sc.arena = sc.arena[:0]
+	sc.repairs = 0
 }
 
 // keep moves the members pushed since base into the arena.

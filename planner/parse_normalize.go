@@ -343,7 +343,7 @@ func (p *Parser) fromList(list []jmember, r *run, depth int) (actions.Action, bo
 	var first *ParseError
 	named := false
 	for i, el := range list {
-		sub := &run{truncated: r.truncated}
+		sub := &run{truncated: r.truncated, sc: r.sc}
 		act, n, perr := p.fromObject(el.val, sub, depth)
 		if perr == nil {
 			r.reasoning = append(r.reasoning, sub.reasoning...)
@@ -373,7 +373,7 @@ func (p *Parser) searchNested(v jval, r *run, depth int) (actions.Action, bool, 
 	if depth < maxNesting {
 		for _, m := range v.obj {
 			if m.val.kind == jObj || m.val.kind == jArr {
-				sub := &run{truncated: r.truncated}
+				sub := &run{truncated: r.truncated, sc: r.sc}
 				act, named, perr := p.fromObject(m.val, sub, depth+1)
 				if perr == nil {
 					r.reasoning = append(r.reasoning, sub.reasoning...)
@@ -413,7 +413,7 @@ func (p *Parser) paramsFromText(s string, r *run, depth int) (jval, bool) {
 				return p.paramsFromText(un, r, depth+1)
 			}
 		}
-		if v, ok = p.repair(cand, ext); !ok {
+		if v, ok = p.repair(cand, ext, r); !ok {
 			return jval{}, false
 		}
 		if ext.cut {

@@ -26,7 +26,7 @@ func (p *Parser) fromCandidate(cand string, ext extent, r *run, depth int) (acti
 				return act, perr == nil || perr.named, perr
 			}
 		}
-		v, ok = p.repair(cand, ext)
+		v, ok = p.repair(cand, ext, r)
 		if !ok {
 			return actions.Action{}, false, p.noAction()
 		}
@@ -67,7 +67,7 @@ func sameString(a, b string) bool {
 // parse and decodes the result. Our own steps come first (quotes, closing
 // what truncation left open) because the repair library can damage
 // strings with escapes; it runs only on what they leave broken.
-func (p *Parser) repair(cand string, ext extent) (jval, bool) {
+func (p *Parser) repair(cand string, ext extent, r *run) (jval, bool) {
 	if ext.quotes {
 		cand = requote(cand)
 		if !ext.cut {
@@ -80,6 +80,11 @@ func (p *Parser) repair(cand string, ext extent) (jval, bool) {
 		if v, ok := parseStrict(complete(cand, ext)); ok {
 			return v, true
 		}
+	}
+	// The repair library takes time that grows faster than its input, so
+	// long texts and answers that need many repairs are refused instead.
+	if len(cand) > maxRepairLen || !r.spendRepair() {
+		return jval{}, false
 	}
 	// The repair library mangles some escapes (a backslash before a
 	// letter, an escaped quote after an unquoted key), so well-formed
@@ -98,6 +103,21 @@ func (p *Parser) repair(cand string, ext extent) (jval, bool) {
 		return jval{}, false
 	}
 	return parseStrict(fixed)
+}
+
+// maxRepairLen is the longest candidate the repair library is given.
+const maxRepairLen = 8 << 10
+
+// maxRepairs bounds the repairs one answer may ask for.
+const maxRepairs = 4
+
+// spendRepair counts one repair against the answer's budget.
+func (r *run) spendRepair() bool {
+	if r.sc == nil {
+		return true
+	}
+	r.sc.repairs++
+	return r.sc.repairs <= maxRepairs
 }
 
 // repairShape repairs a shielded candidate. When every string of it was
@@ -204,10 +224,10 @@ func applyCut(v *jval, ext extent) {
 
 // looksLikeAction reports whether a further object of the answer names an
 // action, to count what was ignored.
-func (p *Parser) looksLikeAction(cand string, ext extent) bool {
+func (p *Parser) looksLikeAction(cand string, ext extent, r *run) bool {
 	v, ok := parseStrict(cand)
 	if !ok {
-		v, ok = p.repair(cand, ext)
+		v, ok = p.repair(cand, ext, r)
 	}
 	if !ok || v.kind != jObj {
 		return false
