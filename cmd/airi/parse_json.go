@@ -201,41 +201,38 @@ func (d *lineDecoder) str() (string, bool) {
 		return unsafe.String(&s[start], i-start), true
 	}
 	// Unescape in place: the decoded text is never longer than its
-	// escaped form, so writing never overtakes reading.
-	out := s[start:i]
+	// escaped form, so writing (at w) never overtakes reading (at i).
+	w := i
 	for i < len(s) {
 		c := s[i]
+		if stringPlain[c] == '1' {
+			s[w] = c
+			w++
+			i++
+			continue
+		}
 		switch {
 		case c == '"':
 			d.i = i + 1
-			return unsafe.String(unsafe.SliceData(out), len(out)), true
-		case c < 0x20:
-			return "", false
-		case c != '\\':
-			j := i + 1
-			for j < len(s) && stringPlain[s[j]] == '1' {
-				j++
-			}
-			out = append(out, s[i:j]...)
-			i = j
-			continue
-		}
-		if i+1 >= len(s) {
+			return unsafe.String(&s[start], w-start), true
+		case c < 0x20, i+1 >= len(s):
 			return "", false
 		}
-		switch e := s[i+1]; e {
+		// c is a backslash.
+		var e byte
+		switch s[i+1] {
 		case '"', '\\', '/':
-			out = append(out, e)
+			e = s[i+1]
 		case 'b':
-			out = append(out, '\b')
+			e = '\b'
 		case 'f':
-			out = append(out, '\f')
+			e = '\f'
 		case 'n':
-			out = append(out, '\n')
+			e = '\n'
 		case 'r':
-			out = append(out, '\r')
+			e = '\r'
 		case 't':
-			out = append(out, '\t')
+			e = '\t'
 		case 'u':
 			r, ok := hexRune(s, i+2)
 			if !ok {
@@ -254,11 +251,14 @@ func (d *lineDecoder) str() (string, bool) {
 					r = utf8.RuneError
 				}
 			}
-			out = utf8.AppendRune(out, r)
+			var enc [utf8.UTFMax]byte
+			w += copy(s[w:], enc[:utf8.EncodeRune(enc[:], r)])
 			continue
 		default:
 			return "", false
 		}
+		s[w] = e
+		w++
 		i += 2
 	}
 	return "", false
