@@ -187,10 +187,48 @@ func TestActionEncoderMatchesMarshalJSON(t *testing.T) {
 		{Name: "sleep", Params: &actions.Sleep{Duration: &d}},
 		{Name: "sleep", Params: &actions.Sleep{Duration: &big}},
 		{Name: "continue", Params: &actions.Continue{}},
+		{Name: "break", Params: &actions.Break{}},
+		{Name: "list_channels", Params: &actions.ListChannels{}},
+		{Name: "read_unread_messages", Params: &actions.ReadUnreadMessages{ChannelID: "9"}},
+		{Name: "send_message", Params: (*actions.SendMessage)(nil)},
 		{Name: "custom", Params: &struct{ X []int }{X: []int{1}}},
 		{Name: "none"},
 	}
 	for _, a := range tests {
+		want, err := a.MarshalJSON()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := enc.appendAction(nil, a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("appendAction = %s\nMarshalJSON  = %s", got, want)
+		}
+	}
+}
+
+// TestActionEncoderPlans checks the reflection-based path used for
+// registered parameter types other than the built-in ones.
+func TestActionEncoderPlans(t *testing.T) {
+	type note struct {
+		Text  string `json:"text"`
+		Count int    `json:"count,omitempty"`
+		Pin   *bool  `json:"pin,omitempty"`
+		Loud  bool   `json:"loud"`
+	}
+	reg, err := actions.NewRegistry(actions.Spec{Name: "note", Params: note{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	enc := newActionEncoder(reg)
+	if len(enc.plans) != 1 {
+		t.Fatalf("no plan for the note type")
+	}
+	yes := true
+	for _, params := range []*note{{Text: "a<b"}, {Text: "x", Count: -3, Pin: &yes, Loud: true}} {
+		a := actions.Action{Name: "note", Params: params}
 		want, err := a.MarshalJSON()
 		if err != nil {
 			t.Fatal(err)
