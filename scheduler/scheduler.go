@@ -54,7 +54,7 @@ type Dispatcher interface {
 
 // Config holds the loop's knobs; zero values take the defaults of DESIGN §14.
 type Config struct {
-	Debounce      time.Duration // 800ms
+	Debounce      time.Duration // 800ms; negative means none
 	TickInterval  time.Duration // 60s; negative turns the periodic tick off
 	MaxIterations int           // 5
 	ContinueDelay time.Duration // 1s; negative means none
@@ -90,9 +90,8 @@ func (c *Config) defaults() {
 	def(&c.TickInterval, 60*time.Second)
 	def(&c.ContinueDelay, time.Second)
 	def(&c.RetryDelay, 5*time.Second)
-	if c.ContinueDelay < 0 {
-		c.ContinueDelay = 0
-	}
+	c.ContinueDelay = max(c.ContinueDelay, 0)
+	c.Debounce = max(c.Debounce, 0)
 	defInt := func(d *int, v int) {
 		if *d <= 0 {
 			*d = v

@@ -175,7 +175,7 @@ func openRuntime(ctx context.Context, cfg config, log *zap.Logger, opt runtimeOp
 	}
 	rt.builder = planner.NewBuilder(rt.prompts, rt.reg, planner.BuilderOptions{HistoryLimit: cfg.History})
 	rt.sched, err = scheduler.New(scheduler.Config{
-		Debounce:      cfg.Debounce,
+		Debounce:      orNone(cfg.Debounce),
 		TickInterval:  cfg.TickInterval,
 		MaxIterations: cfg.MaxIterations,
 		ContinueDelay: orNone(cfg.ContinueDelay),
