@@ -172,7 +172,7 @@ func keyRole(c string) role {
 		return roleFunction
 	case "type":
 		return roleType
-	case "parameters", "params", "arguments", "args", "input", "actioninput", "toolinput", "parameter", "argument", "kwargs":
+	case "parameters", "params", "arguments", "args", "input", "actioninput", "toolinput", "parameter", "argument", "kwargs", "data", "payload":
 		return roleWrapper
 	case "reasoning", "reason", "thought", "thoughts", "thinking", "think", "rationale":
 		return roleReasoning
@@ -418,7 +418,7 @@ func (p *Parser) paramsFromText(s string, r *run, depth int) (jval, bool) {
 		}
 		if ext.cut {
 			r.truncated = true
-			applyCut(&v, ext)
+			applyCut(&v, ext, r)
 		}
 	}
 	return v, v.kind == jObj

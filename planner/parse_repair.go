@@ -32,7 +32,7 @@ func (p *Parser) fromCandidate(cand string, ext extent, r *run, depth int) (acti
 		}
 		if ext.cut {
 			r.truncated = true
-			applyCut(&v, ext)
+			applyCut(&v, ext, r)
 		}
 	}
 	return p.fromObject(v, r, depth)
@@ -197,7 +197,7 @@ func complete(cand string, ext extent) string {
 
 // applyCut marks or drops what the end of the answer interrupted: the
 // innermost last member at the depth where the text ended.
-func applyCut(v *jval, ext extent) {
+func applyCut(v *jval, ext extent, r *run) {
 	cur := v
 	for d := 1; d < ext.depth; d++ {
 		switch {
@@ -211,6 +211,9 @@ func applyCut(v *jval, ext extent) {
 	case cur.kind == jObj && len(cur.obj) > 0:
 		last := &cur.obj[len(cur.obj)-1]
 		if ext.dropLast {
+			if last.val.kind != jNull {
+				r.note("%q was cut off by truncation and dropped", last.key)
+			}
 			cur.obj = cur.obj[:len(cur.obj)-1]
 		} else if ext.cutString && last.val.kind == jStr {
 			last.val.cut = true
