@@ -120,6 +120,7 @@ type run struct {
 func (r *run) note(format string, args ...any) {
 	r.notes = append(r.notes, fmt.Sprintf(format, args...))
 }
+
 func (r *run) addReasoning(s string) {
 	if s = strings.TrimSpace(s); s != "" {
 		r.reasoning = append(r.reasoning, s)
@@ -156,6 +157,7 @@ func (p *Parser) Parse(raw string) (res Parsed, err error) {
 	}
 	return Parsed{Action: act, Reasoning: strings.Join(r.reasoning, "\n\n"), Notes: r.notes}, nil
 }
+
 func (p *Parser) parseText(text string, r *run, depth int) (actions.Action, *ParseError) {
 	text = strings.TrimPrefix(text, "\uFEFF")
 	text = strings.TrimSpace(text)
@@ -275,12 +277,14 @@ func indexFold(s, sub string) int {
 	}
 	return -1
 }
+
 func lowerASCII(c byte) byte {
 	if c >= 'A' && c <= 'Z' {
 		return c + 'a' - 'A'
 	}
 	return c
 }
+
 func upperASCII(c byte) byte {
 	if c >= 'a' && c <= 'z' {
 		return c - 'a' + 'A'
@@ -372,9 +376,11 @@ func (p *Parser) scan(text string, inThink bool, r *run, depth int) (actions.Act
 	}
 	return actions.Action{}, p.noAction()
 }
+
 func (p *Parser) noAction() *ParseError {
 	return &ParseError{Reason: p.msgNoAction}
 }
+
 func (p *Parser) refuse(sentinel error, format string, args ...any) *ParseError {
 	return &ParseError{Reason: fmt.Sprintf(format, args...), err: sentinel}
 }

@@ -92,6 +92,7 @@ func parseStrictWith(s string, sc *scratch) (jval, bool) {
 	p.ws()
 	return v, p.i == len(p.s)
 }
+
 func (p *strictParser) ws() {
 	for p.i < len(p.s) {
 		switch p.s[p.i] {
@@ -102,6 +103,7 @@ func (p *strictParser) ws() {
 		}
 	}
 }
+
 func (p *strictParser) value() (jval, bool) {
 	if p.i >= len(p.s) {
 		return jval{}, false
@@ -128,6 +130,7 @@ func (p *strictParser) value() (jval, bool) {
 	}
 	return jval{}, false
 }
+
 func (p *strictParser) object() (jval, bool) {
 	p.depth++
 	if p.depth > maxDepth {
@@ -190,6 +193,7 @@ func (p *strictParser) object() (jval, bool) {
 		}
 	}
 }
+
 func (p *strictParser) array() (jval, bool) {
 	p.depth++
 	if p.depth > maxDepth {
@@ -237,6 +241,7 @@ func (p *strictParser) array() (jval, bool) {
 		}
 	}
 }
+
 func (p *strictParser) number() (jval, bool) {
 	start := p.i
 	s := p.s
@@ -371,6 +376,7 @@ func (p *strictParser) str() (string, bool) {
 	}
 	return "", false
 }
+
 func hex4(s string, i int) (rune, bool) {
 	if i+4 > len(s) {
 		return 0, false

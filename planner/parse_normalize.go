@@ -48,6 +48,7 @@ func unitAliases() map[string]int64 {
 		"minutes": 60000, "mins": 60000, "durationminutes": 60000, "durationmin": 60000,
 	}
 }
+
 func newActionInfo(reg *actions.Registry, name string) *actionInfo {
 	info := &actionInfo{
 		name:    name,
@@ -86,6 +87,7 @@ func newActionInfo(reg *actions.Registry, name string) *actionInfo {
 	info.check = newSchemaCheck(reg, name, info.fields)
 	return info
 }
+
 func placeholder(typ string) string {
 	switch typ {
 	case "string":
@@ -164,6 +166,7 @@ func roleOf(key string) role {
 	}
 	return keyRole(canon(key))
 }
+
 func keyRole(c string) role {
 	switch c {
 	case "action", "name", "tool", "toolname", "actionname", "functionname", "command", "actiontype":
@@ -330,6 +333,7 @@ func (p *Parser) fromObject(v jval, r *run, depth int) (actions.Action, bool, *P
 	act, perr := p.build(name, params, flat, r)
 	return act, true, perr
 }
+
 func isCallType(s string) bool {
 	switch canon(s) {
 	case "function", "toolcall", "tooluse", "functioncall", "action", "tool":
@@ -439,6 +443,7 @@ func (p *Parser) lookupName(raw string) (string, bool) {
 	name := p.byCanon[canon(s)]
 	return name, name != ""
 }
+
 func (p *Parser) resolveName(raw string) (string, *ParseError) {
 	if name, ok := p.lookupName(raw); ok {
 		return name, nil
