@@ -1,7 +1,9 @@
 package actions
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sort"
@@ -200,42 +202,27 @@ func (h *builtins) read(ctx context.Context, call Call) (Result, error) {
 	return res, nil
 }
 
-// FormatMessages renders chat messages as quoted data, one per line: time,
-// message id, sender and content as JSON strings, so that nothing a user
-// writes can pass for the runtime's own words.
+// FormatMessages renders chat messages as quoted data, one per line in the
+// layout of the state message (id, time, sender, content), names and
+// contents as JSON strings, so that nothing a user writes can pass for the
+// runtime's own words.
 func FormatMessages(msgs []state.Message) string {
 	var b strings.Builder
 	for _, m := range msgs {
-		fmt.Fprintf(&b, "- [%s] id=%s from %s: %s\n", m.Time.UTC().Format("15:04:05"), quote(m.PlatformID), quote(m.SenderName), quote(m.Content))
+		fmt.Fprintf(&b, "- id %s %s %s: %s\n", quote(m.PlatformID), m.Time.UTC().Format("15:04"), quote(m.SenderName), quote(m.Content))
 	}
 	return b.String()
 }
 
+// quote writes s as a JSON string, leaving <, > and & as they are.
 func quote(s string) string {
-	var b strings.Builder
-	b.WriteByte('"')
-	for _, r := range s {
-		switch r {
-		case '"':
-			b.WriteString(`\"`)
-		case '\\':
-			b.WriteString(`\\`)
-		case '\n':
-			b.WriteString(`\n`)
-		case '\r':
-			b.WriteString(`\r`)
-		case '\t':
-			b.WriteString(`\t`)
-		default:
-			if r < 0x20 {
-				fmt.Fprintf(&b, `\u%04x`, r)
-				continue
-			}
-			b.WriteRune(r)
-		}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(s); err != nil {
+		return `""`
 	}
-	b.WriteByte('"')
-	return b.String()
+	return strings.TrimSuffix(b.String(), "\n")
 }
 
 func (h *builtins) sleep(_ context.Context, call Call) (Result, error) {
