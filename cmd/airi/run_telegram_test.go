@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -32,7 +33,16 @@ func TestRunTelegram(t *testing.T) {
 	tg := telegramtest.Start(telegramtest.Options{ReadAllGroupMessages: true})
 	defer tg.Close()
 	calls := make(chan int, 10000)
-	model := openaitest.NewServer(t, ackModel(telegramTexts(tg), calls))
+	var hold atomic.Bool
+	ack := ackModel(telegramTexts(tg), calls)
+	model := openaitest.NewServer(t, func(ctx context.Context, req openaitest.Request) openaitest.Reply {
+		if hold.Load() {
+			// The call stays in flight until the bot is killed.
+			calls <- req.Call
+			return openaitest.Hang()
+		}
+		return ack(ctx, req)
+	})
 	db := dbIn(t)
 	env := botEnv(model.URL(), db, "TELEGRAM_BOT_TOKEN="+tg.Token(), "TELEGRAM_API_BASE_URL="+tg.URL())
 
@@ -65,6 +75,7 @@ func TestRunTelegram(t *testing.T) {
 	}
 
 	// New traffic; the kill lands while the model is busy with it.
+	hold.Store(true)
 	for len(calls) > 0 {
 		<-calls
 	}
@@ -77,6 +88,10 @@ func TestRunTelegram(t *testing.T) {
 		t.Fatalf("the model was not called for the new traffic; stderr:\n%s", bot.stderr.String())
 	}
 	bot.kill()
+	if counts := ackCounts(telegramTexts(tg)()); counts["3"]+counts["8"] != 0 {
+		t.Fatalf("new traffic was answered before the kill: %v", counts)
+	}
+	hold.Store(false)
 
 	bot = startBot(t, env)
 	waitUntil(t, "every message is answered after the restart", bot, func() bool { return allAcked(ackCounts(telegramTexts(tg)()), 8) })
