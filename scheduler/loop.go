@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"go.uber.org/zap"
+
+	"github.com/airi-go/airi/state"
 )
 
 // Trigger says why a wake started.
@@ -31,8 +33,11 @@ type loop struct {
 	kick chan struct{}
 	// arrived tells a tick in flight that a new message came in.
 	arrived chan struct{}
-	// wakeMu makes the ticks of one channel never overlap.
+	// wakeMu makes the ticks of one channel never overlap; it guards carry.
 	wakeMu sync.Mutex
+	// carry are messages shown again as new because the answer to the tick
+	// that showed them did not parse.
+	carry []state.Message
 
 	mu           sync.Mutex // guards the fields below
 	running      bool

@@ -486,3 +486,40 @@ func TestRearmAfterLateMessageOnLastTick(t *testing.T) {
 	}
 	h.waitIdle()
 }
+
+// Messages shown by a tick whose answer did not parse are shown as new
+// again on the next tick, beside what arrived meanwhile, and not in the
+// history of that request.
+func TestUnparsedTickShowsItsMessagesAgain(t *testing.T) {
+	var h *harness
+	m := newModel(func(ctx context.Context, n int, req planner.Request) (string, error) {
+		switch n {
+		case 1:
+			h.say("second ping2")
+			return "Let me think about what to say.", nil
+		case 2:
+			return `{"action":"send_message","channelId":"c1","content":"pong 1 2"}`, nil
+		}
+		return `{"action":"continue"}`, nil
+	})
+	h = newHarness(t, scheduler.Config{}, m)
+	h.say("first ping1")
+	h.sched.Wake(context.Background(), "c1", "message")
+	reqs := m.requests()
+	if len(reqs) < 3 {
+		t.Fatalf("%d calls", len(reqs))
+	}
+	second := stateOf(reqs[1])
+	if !strings.Contains(second, "first ping1") || !strings.Contains(second, "second ping2") {
+		t.Errorf("second state does not show both messages as new:\n%s", second)
+	}
+	for _, msg := range reqs[1].Messages[1 : len(reqs[1].Messages)-1] {
+		if strings.Contains(msg.Content, "first ping1") {
+			t.Errorf("a carried message is also in the history: %q", msg.Content)
+		}
+	}
+	third := stateOf(reqs[2])
+	if strings.Contains(third, "first ping1") {
+		t.Errorf("after a valid answer the message is still shown as new:\n%s", third)
+	}
+}

@@ -139,7 +139,7 @@ func (l *loop) tick(ctx context.Context, w *wakeState) tickOutcome {
 	case <-l.arrived:
 	default:
 	}
-	in, shown, err := s.input(ctx, l.id, w, now)
+	in, shown, err := s.input(ctx, l.id, w, now, l.carry)
 	if err != nil {
 		return fail("gather tick input", err)
 	}
@@ -183,7 +183,7 @@ func (l *loop) tick(ctx context.Context, w *wakeState) tickOutcome {
 			return fail("mark delivered messages read", err)
 		}
 	}
-	out := tickOutcome{delivered: len(shown)}
+	out := tickOutcome{delivered: len(in.Incoming)}
 
 	actRec := state.ActionRecord{ChannelID: l.id, Wake: w.id, Time: now}
 	parsed, perr := s.deps.Parser.Parse(resp.Content)
@@ -191,7 +191,12 @@ func (l *loop) tick(ctx context.Context, w *wakeState) tickOutcome {
 		rec.ParseError = perr.Error()
 		out.res = actions.Result{Next: true, Text: "your answer was not a valid action: " + perr.Error()}
 		actRec.Name = "invalid"
+		// Messages whose answer could not be read are shown as new again,
+		// beside whatever arrives next, so they are not left behind in the
+		// history; the wake's cap bounds how often.
+		l.carry = in.Incoming
 	} else {
+		l.carry = nil
 		rec.Notes = parsed.Notes
 		raw, err := json.Marshal(parsed.Action)
 		if err != nil {
@@ -274,19 +279,24 @@ func (s *Scheduler) record(ctx context.Context, rec state.Tick) {
 	}
 }
 
-// input gathers what the prompt of one tick shows.
-func (s *Scheduler) input(ctx context.Context, id string, w *wakeState, now time.Time) (planner.Input, []state.Message, error) {
+// input gathers what the prompt of one tick shows. carry are messages
+// already read that are shown as new again (their previous answer did not
+// parse); shown are the unread messages this tick delivers.
+func (s *Scheduler) input(ctx context.Context, id string, w *wakeState, now time.Time, carry []state.Message) (planner.Input, []state.Message, error) {
 	st := s.deps.Store
 	ch, err := st.Channel(ctx, id)
 	if err != nil {
 		return planner.Input{}, nil, fmt.Errorf("look up channel %q: %w", id, err)
 	}
-	unread, err := st.Unread(ctx, id, s.cfg.DisplayCap)
+	unread, err := st.Unread(ctx, id, max(s.cfg.DisplayCap-len(carry), 1))
 	if err != nil {
 		return planner.Input{}, nil, fmt.Errorf("read unread: %w", err)
 	}
 	shown := unread
 	chars := 0
+	for _, m := range carry {
+		chars += len([]rune(m.Content))
+	}
 	for i, m := range unread {
 		chars += len([]rune(m.Content))
 		if i > 0 && chars > s.cfg.DisplayChars {
@@ -301,6 +311,21 @@ func (s *Scheduler) input(ctx context.Context, id string, w *wakeState, now time
 	history, total, err := st.History(ctx, id, s.cfg.HistoryLimit)
 	if err != nil {
 		return planner.Input{}, nil, fmt.Errorf("read history: %w", err)
+	}
+	if len(carry) > 0 {
+		// A message is never in the history and the new messages at once.
+		carried := make(map[int64]bool, len(carry))
+		for _, m := range carry {
+			carried[m.ID] = true
+		}
+		kept := history[:0:0]
+		for _, m := range history {
+			if !carried[m.ID] {
+				kept = append(kept, m)
+			}
+		}
+		total -= len(history) - len(kept)
+		history = kept
 	}
 	acts, err := st.Actions(ctx, id, s.cfg.ActionsShown)
 	if err != nil {
@@ -323,6 +348,7 @@ func (s *Scheduler) input(ctx context.Context, id string, w *wakeState, now time
 			unreadOthers[cid] = n
 		}
 	}
+	incoming := append(append([]state.Message(nil), carry...), shown...)
 	return planner.Input{
 		Platform:     platform,
 		BotName:      s.cfg.BotName,
@@ -330,7 +356,7 @@ func (s *Scheduler) input(ctx context.Context, id string, w *wakeState, now time
 		Channel:      ch,
 		History:      history,
 		HistoryTotal: total,
-		Incoming:     shown,
+		Incoming:     incoming,
 		Remaining:    counts[id] - len(shown),
 		Actions:      acts,
 		Wake:         w.id,
