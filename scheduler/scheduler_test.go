@@ -386,6 +386,19 @@ func TestParseErrorIsShownNextTick(t *testing.T) {
 	if !strings.Contains(second, "not a valid action") {
 		t.Errorf("the parse error is not shown to the model:\n%s", second)
 	}
+	ticks, err := h.store.Ticks(context.Background(), state.TickFilter{})
+	if err != nil || len(ticks) != 2 {
+		t.Fatalf("ticks %d, %v", len(ticks), err)
+	}
+	found := false
+	for _, sec := range ticks[0].Sections {
+		if sec.Name == "persona" && sec.Message == 0 && sec.End > sec.Start {
+			found = strings.Contains(ticks[0].Request[0].Content[sec.Start:sec.End], "Bot")
+		}
+	}
+	if !found {
+		t.Errorf("the tick does not locate its persona section: %+v", ticks[0].Sections)
+	}
 }
 
 func TestPermanentModelErrorIsFatal(t *testing.T) {

@@ -152,6 +152,10 @@ func (l *loop) tick(ctx context.Context, w *wakeState) tickOutcome {
 		return fail("build prompt", err)
 	}
 	rec.Request = prompt.Messages
+	for _, sec := range prompt.Sections {
+		rec.Sections = append(rec.Sections, state.Section{Name: sec.Name, Order: sec.Order, Source: sec.Source,
+			Cache: sec.Cache, Message: sec.Message, Start: sec.Start, End: sec.End})
+	}
 	req := planner.Request{ChannelID: l.id, Messages: prompt.Messages}
 	if s.cfg.SendUser {
 		req.User = "airi:" + l.id

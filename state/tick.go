@@ -40,6 +40,22 @@ type Tick struct {
 	Result     string          `json:"result"`
 	OK         bool            `json:"ok"`
 	Effects    json.RawMessage `json:"effects,omitempty"`
+	// Sections say where each prompt section sits in Request, for the
+	// tick inspector.
+	Sections []Section `json:"sections,omitempty"`
+}
+
+// Section locates one rendered prompt section in a tick's request.
+type Section struct {
+	Name   string `json:"name"`
+	Order  int    `json:"order"`
+	Source string `json:"source"`
+	Cache  string `json:"cache"`
+	// Message is the index in the request; Start and End the byte range in
+	// that message's content.
+	Message int `json:"message"`
+	Start   int `json:"start"`
+	End     int `json:"end"`
 }
 
 // TickFilter selects tick records and events.

@@ -149,7 +149,7 @@ var tickPage = template.Must(template.New("tick").Parse(`<!doctype html>
 <style>body{font-family:sans-serif;margin:2em}pre{white-space:pre-wrap;background:#f4f4f4;padding:8px}</style></head>
 <body><p><a href="/ticks">all ticks</a></p><h1>Tick {{.ID}} in {{.ChannelID}} ({{.Trigger}})</h1>
 <p>{{.Now.Format "2006-01-02 15:04:05 MST"}} · {{.Usage.PromptTokens}} prompt + {{.Usage.CompletionTokens}} completion tokens ({{.Usage.CachedTokens}} cached) · {{.LatencyMS}} ms</p>
-<h2>Request</h2>{{range $i, $m := .Request}}<h3>{{$i}}: {{$m.Role}}</h3><pre>{{$m.Content}}</pre>{{end}}
+<h2>Request</h2>{{range .Layers}}<h3>{{.Title}}</h3>{{range .Parts}}{{with .Title}}<h4>{{.}}</h4>{{end}}<pre>{{.Text}}</pre>{{end}}{{end}}
 <h2>Raw answer</h2><pre>{{.Raw}}</pre>{{if .Reasoning}}<h2>Reasoning</h2><pre>{{.Reasoning}}</pre>{{end}}
 {{if .ModelError}}<h2>Model error</h2><pre>{{.ModelError}}</pre>{{end}}
 {{if .ParseError}}<h2>Parse error</h2><pre>{{.ParseError}}</pre>{{else}}<h2>Action</h2><pre>{{printf "%s" .Action}}</pre>{{end}}
@@ -196,13 +196,60 @@ func (s *adminServer) showTick(w http.ResponseWriter, r *http.Request) {
 	for _, t := range ticks {
 		if t.ID == id {
 			w.Header().Set("Content-Type", "text/html; charset=utf-8")
-			if err := tickPage.Execute(w, t); err != nil {
+			if err := tickPage.Execute(w, tickView{Tick: t, Layers: layers(t)}); err != nil {
 				s.log.Warn("render tick", zap.Error(err))
 			}
 			return
 		}
 	}
 	http.Error(w, "no such tick", http.StatusNotFound)
+}
+
+// tickView is a tick with its request split into layers and sections.
+type tickView struct {
+	state.Tick
+	Layers []layer
+}
+
+// layer is one message of the request: the system message, a history
+// turn, or the state message.
+type layer struct {
+	Title string
+	Parts []part
+}
+
+type part struct {
+	Title string
+	Text  string
+}
+
+// layers splits each request message at the recorded section boundaries.
+func layers(t state.Tick) []layer {
+	out := make([]layer, 0, len(t.Request))
+	for i, m := range t.Request {
+		kind := "history"
+		switch {
+		case i == 0 && m.Role == "system":
+			kind = "system"
+		case i == len(t.Request)-1 && m.Role == "user":
+			kind = "state"
+		}
+		l := layer{Title: fmt.Sprintf("%d · %s · %s", i, kind, m.Role)}
+		for _, sec := range t.Sections {
+			if sec.Message != i || sec.Start < 0 || sec.End > len(m.Content) || sec.Start > sec.End {
+				continue
+			}
+			l.Parts = append(l.Parts, part{
+				Title: fmt.Sprintf("%s · order %d · %s · %s", sec.Name, sec.Order, sec.Source, sec.Cache),
+				Text:  m.Content[sec.Start:sec.End],
+			})
+		}
+		if len(l.Parts) == 0 {
+			l.Parts = []part{{Text: m.Content}}
+		}
+		out = append(out, l)
+	}
+	return out
 }
 
 // serve runs the admin server until ctx ends.

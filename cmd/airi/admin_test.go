@@ -43,7 +43,11 @@ func TestCheckAdminAddr(t *testing.T) {
 func TestAdminServer(t *testing.T) {
 	m := newMetrics(func() float64 { return 3 })
 	tick := state.Tick{ID: 7, ChannelID: "c1", Trigger: "message", Now: time.Now(),
-		Request: []state.ChatMessage{{Role: "system", Content: "You are <b>Juni</b>"}},
+		Request: []state.ChatMessage{{Role: "system", Content: "You are <b>Juni</b>\n\nAnswer in JSON."}, {Role: "user", Content: "[runtime state] quiet"}},
+		Sections: []state.Section{
+			{Name: "persona", Order: 10, Source: "embedded:persona.md", Cache: "static", Message: 0, Start: 0, End: 19},
+			{Name: "protocol", Order: 100, Source: "embedded:protocol.md", Cache: "static", Message: 0, Start: 21, End: 36},
+		},
 		Raw:     `{"action":"continue"}`, Action: []byte(`{"action":"continue"}`), Result: "waiting", Usage: state.Usage{PromptTokens: 100}}
 	m.observe(tick)
 	s := &adminServer{token: "tok", ticks: fakeTicks{tick}, metrics: m, log: zaptest.NewLogger(t), ready: func() error { return nil }}
@@ -87,8 +91,11 @@ func TestAdminServer(t *testing.T) {
 		}
 	}
 	code, body = get("/ticks/7", "tok")
-	if code != 200 || !strings.Contains(body, "You are &lt;b&gt;Juni&lt;/b&gt;") || !strings.Contains(body, "waiting") {
-		t.Errorf("tick page: %d\n%s", code, body)
+	for _, want := range []string{"<pre>You are &lt;b&gt;Juni&lt;/b&gt;</pre>", "persona · order 10 · embedded:persona.md · static",
+		"<pre>Answer in JSON.</pre>", "1 · state · user", "waiting"} {
+		if code != 200 || !strings.Contains(body, want) {
+			t.Errorf("tick page lacks %q: %d\n%s", want, code, body)
+		}
 	}
 	if code, _ := get("/ticks/8", "tok"); code != 404 {
 		t.Errorf("missing tick: %d", code)

@@ -114,6 +114,10 @@ CREATE TRIGGER messages_history_read AFTER UPDATE OF read ON messages WHEN new.r
 		ON CONFLICT (channel_id) DO UPDATE SET n = n + 1;
 END;
 `,
+	// 3: where each prompt section sits in a tick's request.
+	`
+ALTER TABLE ticks ADD COLUMN sections TEXT;
+`,
 }
 
 // SchemaVersion is the schema version this build creates and understands.

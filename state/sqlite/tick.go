@@ -31,15 +31,23 @@ func (s *Store) AddTick(ctx context.Context, t state.Tick) (int64, error) {
 		}
 		notes = string(b)
 	}
+	var sections any
+	if len(t.Sections) > 0 {
+		b, err := json.Marshal(t.Sections)
+		if err != nil {
+			return 0, fmt.Errorf("add tick for %q: %w", t.ChannelID, err)
+		}
+		sections = string(b)
+	}
 	var id int64
 	err = s.row(ctx, s.writer, `
 INSERT INTO ticks (channel_id, wake, trigger, now, request, raw, reasoning,
 	prompt_tokens, completion_tokens, cached_tokens, latency_ms,
-	action, parse_error, model_error, notes, result, ok, effects)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+	action, parse_error, model_error, notes, result, ok, effects, sections)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
 		t.ChannelID, t.Wake, t.Trigger, encTime(t.Now), string(reqJSON), t.Raw, t.Reasoning,
 		t.Usage.PromptTokens, t.Usage.CompletionTokens, t.Usage.CachedTokens, t.LatencyMS,
-		encRaw(t.Action), t.ParseError, t.ModelError, notes, t.Result, boolInt(t.OK), encRaw(t.Effects),
+		encRaw(t.Action), t.ParseError, t.ModelError, notes, t.Result, boolInt(t.OK), encRaw(t.Effects), sections,
 	).Scan(&id)
 	if err != nil {
 		return 0, fmt.Errorf("add tick for %q: %w", t.ChannelID, err)
@@ -53,7 +61,7 @@ func (s *Store) Ticks(ctx context.Context, f state.TickFilter) ([]state.Tick, er
 	rows, err := s.query(ctx, `
 SELECT id, channel_id, wake, trigger, now, request, raw, reasoning,
 	prompt_tokens, completion_tokens, cached_tokens, latency_ms,
-	action, parse_error, model_error, notes, result, ok, effects
+	action, parse_error, model_error, notes, result, ok, effects, sections
 FROM ticks WHERE (?1 = '' OR channel_id = ?1) AND (?2 = 0 OR now >= ?2) ORDER BY id`,
 		f.ChannelID, encTime(f.Since))
 	if err != nil {
@@ -80,10 +88,11 @@ func scanTick(rows *sql.Rows) (state.Tick, error) {
 		now                    int64
 		req                    string
 		action, notes, effects sql.NullString
+		sections               sql.NullString
 	)
 	err := rows.Scan(&t.ID, &t.ChannelID, &t.Wake, &t.Trigger, &now, &req, &t.Raw, &t.Reasoning,
 		&t.Usage.PromptTokens, &t.Usage.CompletionTokens, &t.Usage.CachedTokens, &t.LatencyMS,
-		&action, &t.ParseError, &t.ModelError, &notes, &t.Result, &t.OK, &effects)
+		&action, &t.ParseError, &t.ModelError, &notes, &t.Result, &t.OK, &effects, &sections)
 	if err != nil {
 		return t, err
 	}
@@ -99,6 +108,11 @@ func scanTick(rows *sql.Rows) (state.Tick, error) {
 	if notes.Valid {
 		if err := json.Unmarshal([]byte(notes.String), &t.Notes); err != nil {
 			return t, fmt.Errorf("decode notes of tick %d: %w", t.ID, err)
+		}
+	}
+	if sections.Valid {
+		if err := json.Unmarshal([]byte(sections.String), &t.Sections); err != nil {
+			return t, fmt.Errorf("decode sections of tick %d: %w", t.ID, err)
 		}
 	}
 	return t, nil

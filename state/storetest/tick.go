@@ -39,6 +39,10 @@ func sampleTick(ch string, n int) state.Tick {
 		Result:     "ok",
 		OK:         true,
 		Effects:    json.RawMessage(`[{"kind":"marked_read","ids":[1,2]}]`),
+		Sections: []state.Section{
+			{Name: "persona", Order: 10, Source: "embedded:persona.md", Cache: "static", Message: 0, Start: 0, End: 13},
+			{Name: "state", Order: 0, Source: "embedded:state.md", Cache: "volatile", Message: 2, Start: 0, End: 7},
+		},
 	}
 }
 
@@ -58,6 +62,7 @@ func testTicks(t *testing.T, s state.Store) {
 			tk.Action, tk.ParseError, tk.OK, tk.Result = nil, "no JSON object in the answer", false, "parse error"
 		case 4: // a failed call
 			tk.Raw, tk.Action, tk.ModelError, tk.Notes, tk.Effects, tk.Usage = "", nil, "429 slow down", nil, nil, state.Usage{}
+			tk.Sections = nil
 		}
 		id, err := s.AddTick(ctx, tk)
 		if err != nil {
