@@ -48,7 +48,7 @@ func TestAdminServer(t *testing.T) {
 			{Name: "persona", Order: 10, Source: "embedded:persona.md", Cache: "static", Message: 0, Start: 0, End: 19},
 			{Name: "protocol", Order: 100, Source: "embedded:protocol.md", Cache: "static", Message: 0, Start: 21, End: 36},
 		},
-		Raw:     `{"action":"continue"}`, Action: []byte(`{"action":"continue"}`), Result: "waiting", Usage: state.Usage{PromptTokens: 100}}
+		Raw: `{"action":"continue"}`, Action: []byte(`{"action":"continue"}`), Result: "waiting", Usage: state.Usage{PromptTokens: 100}}
 	m.observe(tick)
 	s := &adminServer{token: "tok", ticks: fakeTicks{tick}, metrics: m, log: zaptest.NewLogger(t), ready: func() error { return nil }}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
