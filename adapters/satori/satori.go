@@ -69,6 +69,10 @@ type Config struct {
 	HTTPClient *http.Client
 	// Now is the clock for messages that carry no time [time.Now].
 	Now func() time.Time
+	// Qualify prefixes every channel id with its login's platform
+	// ("qq:12345") even when the server offers one login; the runtime sets
+	// it when several adapters run, so ids stay the same from the start.
+	Qualify bool
 }
 
 func (c *Config) setDefaults() {
@@ -223,7 +227,7 @@ func (a *Adapter) setLogins(ls []login) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.logins = ls
-	a.qualify = len(ls) > 1
+	a.qualify = a.cfg.Qualify || len(ls) > 1
 }
 
 // addLogin records a login seen on an event but not in READY.

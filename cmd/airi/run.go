@@ -20,6 +20,8 @@ type runnable struct {
 	sender
 	run   func(ctx context.Context, in *inbox) error
 	ready <-chan struct{}
+	// selfQualified adapters put the platform into their ids themselves.
+	selfQualified bool
 }
 
 // buildAdapters makes every adapter whose variables are set.
@@ -33,11 +35,14 @@ func buildAdapters(cfg config, cursors state.Store, log *zap.Logger) ([]runnable
 		out = append(out, runnable{sender: tg, ready: tg.Ready(), run: func(ctx context.Context, in *inbox) error { return tg.Run(ctx, in) }})
 	}
 	if cfg.SatoriWSURL != "" {
-		sa, err := satori.New(satori.Config{WSURL: cfg.SatoriWSURL, APIBaseURL: cfg.SatoriAPIBaseURL, Token: cfg.SatoriToken}, cursors, log)
+		// With another adapter beside it, Satori ids carry their login's
+		// platform ("qq:12345") from the start.
+		qualify := cfg.TelegramToken != ""
+		sa, err := satori.New(satori.Config{WSURL: cfg.SatoriWSURL, APIBaseURL: cfg.SatoriAPIBaseURL, Token: cfg.SatoriToken, Qualify: qualify}, cursors, log)
 		if err != nil {
 			return nil, fmt.Errorf("satori adapter: %w", err)
 		}
-		out = append(out, runnable{sender: sa, ready: sa.Ready(), run: func(ctx context.Context, in *inbox) error { return sa.Run(ctx, in) }})
+		out = append(out, runnable{sender: sa, ready: sa.Ready(), selfQualified: true, run: func(ctx context.Context, in *inbox) error { return sa.Run(ctx, in) }})
 	}
 	return out, nil
 }
@@ -107,8 +112,10 @@ func (a *app) cmdRun(ctx context.Context, args []string) int {
 		fmt.Fprintln(a.stderr, "airi run:", err)
 		return exitUsage
 	}
+	r.selfQualified = map[string]bool{}
 	for _, ad := range adapters {
 		r.adapters = append(r.adapters, ad.sender)
+		r.selfQualified[ad.Name()] = ad.selfQualified
 	}
 
 	ln, err := net.Listen("tcp", cfg.AdminAddr)

@@ -29,16 +29,20 @@ type typer interface {
 }
 
 // router sends each message through the adapter of its channel. With
-// several adapters, every channel id the model sees is "platform:id".
+// several adapters, every channel id the model sees is "platform:id": the
+// adapter's name, or for an adapter that qualifies its own ids (Satori,
+// with the platform of each login) whatever it reports.
 type router struct {
 	adapters []sender
+	// selfQualified names the adapters whose ids already carry a platform.
+	selfQualified map[string]bool
 }
 
 func (r *router) multi() bool { return len(r.adapters) > 1 }
 
 // qualify returns the id the model sees for an adapter's own channel id.
 func (r *router) qualify(adapter, id string) string {
-	if r.multi() {
+	if r.multi() && !r.selfQualified[adapter] {
 		return adapter + ":" + id
 	}
 	return id
@@ -55,8 +59,13 @@ func (r *router) resolve(id string) (sender, string, error) {
 	name, rest, ok := strings.Cut(id, ":")
 	if ok {
 		for _, a := range r.adapters {
-			if a.Name() == name {
+			if a.Name() == name && !r.selfQualified[name] {
 				return a, rest, nil
+			}
+		}
+		for _, a := range r.adapters {
+			if r.selfQualified[a.Name()] {
+				return a, id, nil
 			}
 		}
 	}
