@@ -35,34 +35,28 @@ VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
 // Actions returns the newest limit action records of a channel, oldest
 // first (limit <= 0 means all).
 func (s *Store) Actions(ctx context.Context, channelID string, limit int) ([]state.ActionRecord, error) {
-	rows, err := s.query(ctx, `
+	out, err := collect(scanAction)(s.query(ctx, `
 SELECT id, channel_id, wake, action, name, reasoning, ok, result, time FROM actions
-WHERE channel_id = ? ORDER BY id DESC LIMIT ?`, channelID, limitArg(limit))
+WHERE channel_id = ? ORDER BY id DESC LIMIT ?`, channelID, limitArg(limit)))
 	if err != nil {
-		return nil, fmt.Errorf("actions of %q: %w", channelID, err)
-	}
-	defer rows.Close()
-	var out []state.ActionRecord
-	for rows.Next() {
-		var (
-			r      state.ActionRecord
-			action sql.NullString
-			t      int64
-		)
-		if err := rows.Scan(&r.ID, &r.ChannelID, &r.Wake, &action, &r.Name, &r.Reasoning, &r.OK, &r.Result, &t); err != nil {
-			return nil, fmt.Errorf("actions of %q: %w", channelID, err)
-		}
-		r.Action = decRaw(action)
-		r.Time = decTime(t)
-		out = append(out, r)
-	}
-	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("actions of %q: %w", channelID, err)
 	}
 	for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
 		out[i], out[j] = out[j], out[i]
 	}
 	return out, nil
+}
+
+func scanAction(sc scanner) (state.ActionRecord, error) {
+	var (
+		r      state.ActionRecord
+		action sql.NullString
+		t      int64
+	)
+	err := sc.Scan(&r.ID, &r.ChannelID, &r.Wake, &action, &r.Name, &r.Reasoning, &r.OK, &r.Result, &t)
+	r.Action = decRaw(action)
+	r.Time = decTime(t)
+	return r, err
 }
 
 // ClearActions forgets a channel's action history.

@@ -73,20 +73,8 @@ func (s *Store) Channel(ctx context.Context, id string) (state.Channel, error) {
 
 // Channels returns every known channel ordered by id.
 func (s *Store) Channels(ctx context.Context) ([]state.Channel, error) {
-	rows, err := s.query(ctx, `SELECT `+channelCols+` FROM channels ORDER BY id`)
+	out, err := collect(scanChannel)(s.query(ctx, `SELECT `+channelCols+` FROM channels ORDER BY id`))
 	if err != nil {
-		return nil, fmt.Errorf("list channels: %w", err)
-	}
-	defer rows.Close()
-	var out []state.Channel
-	for rows.Next() {
-		ch, err := scanChannel(rows)
-		if err != nil {
-			return nil, fmt.Errorf("list channels: %w", err)
-		}
-		out = append(out, ch)
-	}
-	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("list channels: %w", err)
 	}
 	return out, nil

@@ -23,20 +23,9 @@ func scanMessage(sc scanner) (state.Message, error) {
 	return m, err
 }
 
+// scanMessages collects the rows of a message query.
 func scanMessages(rows *sql.Rows, err error) ([]state.Message, error) {
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []state.Message
-	for rows.Next() {
-		m, err := scanMessage(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, m)
-	}
-	return out, rows.Err()
+	return collect(scanMessage)(rows, err)
 }
 
 const (

@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 
@@ -61,28 +60,16 @@ func (s *Store) SetOutboxState(ctx context.Context, id int64, st state.OutboxSta
 // PendingOutbox returns the entries still pending, in id order, across
 // every channel.
 func (s *Store) PendingOutbox(ctx context.Context) ([]state.OutboxEntry, error) {
-	rows, err := s.query(ctx, `
+	out, err := collect(scanOutbox)(s.query(ctx, `
 SELECT id, channel_id, content, reply_to, state, platform_id, error, created, updated
-FROM outbox WHERE state = 'pending' ORDER BY id`)
+FROM outbox WHERE state = 'pending' ORDER BY id`))
 	if err != nil {
-		return nil, fmt.Errorf("pending outbox: %w", err)
-	}
-	defer rows.Close()
-	var out []state.OutboxEntry
-	for rows.Next() {
-		e, err := scanOutbox(rows)
-		if err != nil {
-			return nil, fmt.Errorf("pending outbox: %w", err)
-		}
-		out = append(out, e)
-	}
-	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("pending outbox: %w", err)
 	}
 	return out, nil
 }
 
-func scanOutbox(rows *sql.Rows) (state.OutboxEntry, error) {
+func scanOutbox(rows scanner) (state.OutboxEntry, error) {
 	var (
 		e                state.OutboxEntry
 		st               string

@@ -199,6 +199,26 @@ func (s *Store) exec(ctx context.Context, query string, args ...any) (sql.Result
 // scanner is a *sql.Row or *sql.Rows.
 type scanner interface{ Scan(dest ...any) error }
 
+// collect scans every row of a query into a slice; err is the query's own
+// error, so that a call reads collect(s.query(...)).
+func collect[T any](scan func(scanner) (T, error)) func(*sql.Rows, error) ([]T, error) {
+	return func(rows *sql.Rows, err error) ([]T, error) {
+		if err != nil {
+			return nil, err
+		}
+		defer rows.Close()
+		var out []T
+		for rows.Next() {
+			v, err := scan(rows)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, v)
+		}
+		return out, rows.Err()
+	}
+}
+
 // errRow is a scanner that fails with the error that kept the query from running.
 type errRow struct{ err error }
 

@@ -58,31 +58,19 @@ VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
 // Ticks returns tick records in id order: of one channel when f.ChannelID
 // is set, with Now at or after f.Since when it is set.
 func (s *Store) Ticks(ctx context.Context, f state.TickFilter) ([]state.Tick, error) {
-	rows, err := s.query(ctx, `
+	out, err := collect(scanTick)(s.query(ctx, `
 SELECT id, channel_id, wake, trigger, now, request, raw, reasoning,
 	prompt_tokens, completion_tokens, cached_tokens, latency_ms,
 	action, parse_error, model_error, notes, result, ok, effects, sections
 FROM ticks WHERE (?1 = '' OR channel_id = ?1) AND (?2 = 0 OR now >= ?2) ORDER BY id`,
-		f.ChannelID, encTime(f.Since))
+		f.ChannelID, encTime(f.Since)))
 	if err != nil {
-		return nil, fmt.Errorf("list ticks: %w", err)
-	}
-	defer rows.Close()
-	var out []state.Tick
-	for rows.Next() {
-		t, err := scanTick(rows)
-		if err != nil {
-			return nil, fmt.Errorf("list ticks: %w", err)
-		}
-		out = append(out, t)
-	}
-	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("list ticks: %w", err)
 	}
 	return out, nil
 }
 
-func scanTick(rows *sql.Rows) (state.Tick, error) {
+func scanTick(rows scanner) (state.Tick, error) {
 	var (
 		t                      state.Tick
 		now                    int64
