@@ -82,7 +82,8 @@ type Store interface {
 	// AddTick stores a tick record and returns its id.
 	AddTick(ctx context.Context, t Tick) (int64, error)
 	// Ticks returns tick records in id order, filtered: of one channel when
-	// ChannelID is set, with Now at or after Since when Since is set.
+	// ChannelID is set, with Now at or after Since when Since is set, only
+	// the tick with ID, only the newest Last.
 	Ticks(ctx context.Context, f TickFilter) ([]Tick, error)
 	// Events returns the incoming (not own) messages in id order, filtered
 	// like ticks (on the message's Time), for exporting recorded sessions.

@@ -62,4 +62,9 @@ type Section struct {
 type TickFilter struct {
 	ChannelID string    // empty: every channel
 	Since     time.Time // zero: from the start
+	// ID, when set, selects that one tick (ticks only).
+	ID int64
+	// Last, when positive, keeps only the newest Last matches, still
+	// returned in id order (ticks only).
+	Last int
 }

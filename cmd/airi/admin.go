@@ -157,21 +157,14 @@ var tickPage = template.Must(template.New("tick").Parse(`<!doctype html>
 <h2>Result</h2><pre>{{.Result}}</pre>{{if .Effects}}<h2>Effects</h2><pre>{{printf "%s" .Effects}}</pre>{{end}}
 </body></html>`))
 
-// inspectorWindow is how far back the inspector lists ticks.
-const inspectorWindow = 24 * time.Hour
-
-func (s *adminServer) recent(r *http.Request) ([]state.Tick, error) {
-	return s.ticks.Ticks(r.Context(), state.TickFilter{Since: time.Now().Add(-inspectorWindow)})
-}
+// inspectorTicks is how many of the newest ticks the inspector lists.
+const inspectorTicks = 100
 
 func (s *adminServer) listTicks(w http.ResponseWriter, r *http.Request) {
-	ticks, err := s.recent(r)
+	ticks, err := s.ticks.Ticks(r.Context(), state.TickFilter{Last: inspectorTicks})
 	if err != nil {
 		http.Error(w, "read ticks: "+err.Error(), http.StatusInternalServerError)
 		return
-	}
-	if len(ticks) > 100 {
-		ticks = ticks[len(ticks)-100:]
 	}
 	for i, j := 0, len(ticks)-1; i < j; i, j = i+1, j-1 {
 		ticks[i], ticks[j] = ticks[j], ticks[i]
@@ -188,21 +181,19 @@ func (s *adminServer) showTick(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "tick id must be a number", http.StatusBadRequest)
 		return
 	}
-	ticks, err := s.ticks.Ticks(r.Context(), state.TickFilter{})
+	ticks, err := s.ticks.Ticks(r.Context(), state.TickFilter{ID: id})
 	if err != nil {
 		http.Error(w, "read ticks: "+err.Error(), http.StatusInternalServerError)
 		return
 	}
-	for _, t := range ticks {
-		if t.ID == id {
-			w.Header().Set("Content-Type", "text/html; charset=utf-8")
-			if err := tickPage.Execute(w, tickView{Tick: t, Layers: layers(t)}); err != nil {
-				s.log.Warn("render tick", zap.Error(err))
-			}
-			return
-		}
+	if len(ticks) == 0 {
+		http.Error(w, "no such tick", http.StatusNotFound)
+		return
 	}
-	http.Error(w, "no such tick", http.StatusNotFound)
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	if err := tickPage.Execute(w, tickView{Tick: ticks[0], Layers: layers(ticks[0])}); err != nil {
+		s.log.Warn("render tick", zap.Error(err))
+	}
 }
 
 // tickView is a tick with its request split into layers and sections.

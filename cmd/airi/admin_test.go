@@ -17,7 +17,15 @@ import (
 
 type fakeTicks []state.Tick
 
-func (f fakeTicks) Ticks(context.Context, state.TickFilter) ([]state.Tick, error) { return f, nil }
+func (f fakeTicks) Ticks(_ context.Context, filter state.TickFilter) ([]state.Tick, error) {
+	var out []state.Tick
+	for _, t := range f {
+		if filter.ID == 0 || t.ID == filter.ID {
+			out = append(out, t)
+		}
+	}
+	return out, nil
+}
 
 func TestCheckAdminAddr(t *testing.T) {
 	tests := []struct {

@@ -56,14 +56,16 @@ VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
 }
 
 // Ticks returns tick records in id order: of one channel when f.ChannelID
-// is set, with Now at or after f.Since when it is set.
+// is set, with Now at or after f.Since when it is set, the one with f.ID,
+// the newest f.Last.
 func (s *Store) Ticks(ctx context.Context, f state.TickFilter) ([]state.Tick, error) {
 	out, err := collect(scanTick)(s.query(ctx, `
-SELECT id, channel_id, wake, trigger, now, request, raw, reasoning,
+SELECT * FROM (SELECT id, channel_id, wake, trigger, now, request, raw, reasoning,
 	prompt_tokens, completion_tokens, cached_tokens, latency_ms,
 	action, parse_error, model_error, notes, result, ok, effects, sections
-FROM ticks WHERE (?1 = '' OR channel_id = ?1) AND (?2 = 0 OR now >= ?2) ORDER BY id`,
-		f.ChannelID, encTime(f.Since)))
+FROM ticks WHERE (?1 = '' OR channel_id = ?1) AND (?2 = 0 OR now >= ?2) AND (?3 = 0 OR id = ?3)
+ORDER BY id DESC LIMIT ?4) ORDER BY id`,
+		f.ChannelID, encTime(f.Since), f.ID, limitArg(f.Last)))
 	if err != nil {
 		return nil, fmt.Errorf("list ticks: %w", err)
 	}

@@ -88,6 +88,10 @@ func testTicks(t *testing.T, s state.Store) {
 		{"channel and since", state.TickFilter{ChannelID: "c1", Since: at(1)}, c1[1:]},
 		{"unknown channel", state.TickFilter{ChannelID: "zz"}, nil},
 		{"since after all", state.TickFilter{Since: at(100)}, nil},
+		{"one id", state.TickFilter{ID: all[2].ID}, all[2:3]},
+		{"unknown id", state.TickFilter{ID: all[5].ID + 100}, nil},
+		{"newest two, in id order", state.TickFilter{Last: 2}, all[4:]},
+		{"newest of a channel", state.TickFilter{ChannelID: "c1", Last: 1}, c1[len(c1)-1:]},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
