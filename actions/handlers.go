@@ -194,7 +194,7 @@ func (h *builtins) read(ctx context.Context, call Call) (Result, error) {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d unread message(s) in %q:\n", len(msgs), ch.ID)
-	b.WriteString(FormatMessages(msgs))
+	b.WriteString(formatMessages(msgs))
 	res := Result{OK: true, Next: true, Text: b.String()}
 	if ch.ID == call.Channel {
 		res.Delivered = len(msgs)
@@ -202,11 +202,11 @@ func (h *builtins) read(ctx context.Context, call Call) (Result, error) {
 	return res, nil
 }
 
-// FormatMessages renders chat messages as quoted data, one per line in the
+// formatMessages renders chat messages as quoted data, one per line in the
 // layout of the state message (id, time, sender, content), names and
 // contents as JSON strings, so that nothing a user writes can pass for the
 // runtime's own words.
-func FormatMessages(msgs []state.Message) string {
+func formatMessages(msgs []state.Message) string {
 	var b strings.Builder
 	for _, m := range msgs {
 		fmt.Fprintf(&b, "- id %s %s %s: %s\n", quote(m.PlatformID), m.Time.UTC().Format("15:04"), quote(m.SenderName), quote(m.Content))

@@ -147,15 +147,6 @@ func (r *Registry) register(s Spec) error {
 // Names returns the registered action names in registration order.
 func (r *Registry) Names() []string { return append([]string(nil), r.order...) }
 
-// Lookup returns the spec registered under name.
-func (r *Registry) Lookup(name string) (Spec, bool) {
-	reg, ok := r.byKey[name]
-	if !ok {
-		return Spec{}, false
-	}
-	return reg.spec, true
-}
-
 // Fields returns the parameters of the named action in declaration order.
 func (r *Registry) Fields(name string) []Field {
 	reg, ok := r.byKey[name]
