@@ -3,6 +3,7 @@ package planner_test
 import (
 	"context"
 	"fmt"
+	"github.com/airi-go/airi/planner/parse"
 	"strings"
 	"sync"
 	"testing"
@@ -95,7 +96,7 @@ func loopConversation(t *testing.T, promptsDir string, minAvgShare float64) {
 	}
 	sched, err := scheduler.New(scheduler.Config{Debounce: 20 * time.Millisecond, TickInterval: -1, ContinueDelay: -1, BotName: "Juni"}, scheduler.Deps{
 		Store: st, Prompter: planner.NewBuilder(src, reg, planner.BuilderOptions{}), Model: m,
-		Parser: planner.NewParser(reg), Dispatcher: reg, Logger: log,
+		Parser: parse.New(reg), Dispatcher: reg, Logger: log,
 	})
 	if err != nil {
 		t.Fatal(err)

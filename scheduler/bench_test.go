@@ -3,6 +3,7 @@ package scheduler_test
 import (
 	"context"
 	"fmt"
+	"github.com/airi-go/airi/planner/parse"
 	"runtime"
 	"testing"
 	"time"
@@ -37,7 +38,7 @@ func benchScheduler(b *testing.B, answer string) (*scheduler.Scheduler, *sqlite.
 	m.called = make(chan int, 1<<20)
 	s, err := scheduler.New(scheduler.Config{ContinueDelay: -1, TickInterval: -1, MaxIterations: 1, BotName: "Bot"}, scheduler.Deps{
 		Store: st, Prompter: planner.NewBuilder(src, reg, planner.BuilderOptions{}), Model: m,
-		Parser: planner.NewParser(reg), Dispatcher: reg, Logger: zap.NewNop(),
+		Parser: parse.New(reg), Dispatcher: reg, Logger: zap.NewNop(),
 	})
 	if err != nil {
 		b.Fatal(err)

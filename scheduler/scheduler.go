@@ -15,6 +15,7 @@ import (
 
 	"github.com/airi-go/airi/actions"
 	"github.com/airi-go/airi/planner"
+	"github.com/airi-go/airi/planner/parse"
 	"github.com/airi-go/airi/state"
 )
 
@@ -44,7 +45,7 @@ type Prompter interface {
 
 // Parser turns a raw answer into one action.
 type Parser interface {
-	Parse(raw string) (planner.Parsed, error)
+	Parse(raw string) (parse.Result, error)
 }
 
 // Dispatcher runs one action.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/airi-go/airi/planner/parse"
 	"strings"
 	"sync"
 	"testing"
@@ -118,7 +119,7 @@ func newHarness(t *testing.T, cfg scheduler.Config, m *model) *harness {
 	cfg.BotName = "Bot"
 	h.sched, err = scheduler.New(cfg, scheduler.Deps{
 		Store: st, Prompter: planner.NewBuilder(src, reg, planner.BuilderOptions{}), Model: m,
-		Parser: planner.NewParser(reg), Dispatcher: reg, Logger: log,
+		Parser: parse.New(reg), Dispatcher: reg, Logger: log,
 		OnTick:  func(tk state.Tick) { h.ticks <- tk },
 		OnFatal: func(err error) { h.fatal <- err },
 	})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/airi-go/airi/planner/parse"
 	"strings"
 	"time"
 
@@ -200,7 +201,7 @@ func openRuntime(ctx context.Context, cfg config, log *zap.Logger, opt runtimeOp
 		Store:      rt.store,
 		Prompter:   rt.builder,
 		Model:      opt.Model,
-		Parser:     planner.NewParser(rt.reg),
+		Parser:     parse.New(rt.reg),
 		Dispatcher: rt.reg,
 		Typing:     opt.Router.typing(log),
 		OnTick:     opt.OnTick,

@@ -13,27 +13,27 @@ import (
 	"sync"
 
 	"github.com/airi-go/airi/actions"
-	"github.com/airi-go/airi/planner"
+	"github.com/airi-go/airi/planner/parse"
 )
 
 // Pipeline parses answers and writes result lines. It is safe for
 // concurrent use.
 type Pipeline struct {
-	p   *planner.Parser
+	p   *parse.Parser
 	enc *actionEncoder
 }
 
 // New returns a pipeline for the actions of reg.
 func New(reg *actions.Registry) *Pipeline {
-	return &Pipeline{p: planner.NewParser(reg), enc: newActionEncoder(reg)}
+	return &Pipeline{p: parse.New(reg), enc: newActionEncoder(reg)}
 }
 
 // Parse parses one answer.
-func (lp *Pipeline) Parse(raw string) (planner.Parsed, error) { return lp.p.Parse(raw) }
+func (lp *Pipeline) Parse(raw string) (parse.Result, error) { return lp.p.Parse(raw) }
 
 // AppendResult writes the result line: {"action": {...}} plus "reasoning"
 // and "notes" when present, and a newline.
-func (lp *Pipeline) AppendResult(dst []byte, res planner.Parsed) ([]byte, error) {
+func (lp *Pipeline) AppendResult(dst []byte, res parse.Result) ([]byte, error) {
 	dst = append(dst, `{"action":`...)
 	var err error
 	if dst, err = lp.enc.appendAction(dst, res.Action); err != nil {

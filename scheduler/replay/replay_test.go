@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/airi-go/airi/planner/parse"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -79,7 +80,7 @@ func opener(t testing.TB, promptsDir string) replay.Opener {
 			HistoryLimit: st.History, BotName: bot, Language: st.Language, SendUser: st.SendUser, Now: w.Now,
 		}, scheduler.Deps{
 			Store: store, Prompter: planner.NewBuilder(src, reg, planner.BuilderOptions{HistoryLimit: st.History}),
-			Model: w.Model, Parser: planner.NewParser(reg), Dispatcher: reg, OnTick: w.OnTick, Logger: log,
+			Model: w.Model, Parser: parse.New(reg), Dispatcher: reg, OnTick: w.OnTick, Logger: log,
 		})
 		if err != nil {
 			store.Close()

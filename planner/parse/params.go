@@ -1,4 +1,4 @@
-package planner
+package parse
 
 import (
 	"encoding/json"
@@ -25,7 +25,7 @@ type slot struct {
 // build checks and converts the parameters of a named action. Members of
 // the wrapper object come before flat members; an exact key beats another
 // spelling of it.
-func (p *Parser) build(name string, wrapped, flat []jmember, r *run) (actions.Action, *ParseError) {
+func (p *Parser) build(name string, wrapped, flat []jmember, r *run) (actions.Action, *Error) {
 	info := p.infos[name]
 	var buf [4]slot
 	slots := buf[:0]
@@ -78,13 +78,13 @@ func (p *Parser) build(name string, wrapped, flat []jmember, r *run) (actions.Ac
 		if f.Required && !slots[i].set {
 			for _, c := range r.cutFields {
 				if c == f.Name {
-					return actions.Action{}, &ParseError{named: true, Reason: fmt.Sprintf("the answer was cut off inside %q of %s; reply again with the whole action, shorter if needed: %s", f.Name, name, info.example)}
+					return actions.Action{}, &Error{named: true, Reason: fmt.Sprintf("the answer was cut off inside %q of %s; reply again with the whole action, shorter if needed: %s", f.Name, name, info.example)}
 				}
 			}
 			if r.truncated {
-				return actions.Action{}, &ParseError{named: true, Reason: fmt.Sprintf("the answer was cut off before %q of %s; reply again with the whole action, shorter if needed: %s", f.Name, name, info.example)}
+				return actions.Action{}, &Error{named: true, Reason: fmt.Sprintf("the answer was cut off before %q of %s; reply again with the whole action, shorter if needed: %s", f.Name, name, info.example)}
 			}
-			return actions.Action{}, &ParseError{named: true, Reason: fmt.Sprintf("%s needs %q (%s); reply with %s", name, f.Name, f.Type, info.example)}
+			return actions.Action{}, &Error{named: true, Reason: fmt.Sprintf("%s needs %q (%s); reply with %s", name, f.Name, f.Type, info.example)}
 		}
 	}
 	// Check against the action's schema before anything reaches a handler.
@@ -94,7 +94,7 @@ func (p *Parser) build(name string, wrapped, flat []jmember, r *run) (actions.Ac
 				continue
 			}
 			if msg, ok := info.check.fields[i].check(&slots[i]); !ok {
-				return actions.Action{}, &ParseError{named: true, Reason: fmt.Sprintf("%s.%s %s; reply with %s", name, info.fields[i].Name, msg, info.example)}
+				return actions.Action{}, &Error{named: true, Reason: fmt.Sprintf("%s.%s %s; reply with %s", name, info.fields[i].Name, msg, info.example)}
 			}
 		}
 	} else {
@@ -105,12 +105,12 @@ func (p *Parser) build(name string, wrapped, flat []jmember, r *run) (actions.Ac
 			}
 		}
 		if err := p.reg.Validate(name, m); err != nil {
-			return actions.Action{}, &ParseError{named: true, Reason: fmt.Sprintf("%s: %s; reply with %s", name, schemaProblem(err), info.example)}
+			return actions.Action{}, &Error{named: true, Reason: fmt.Sprintf("%s: %s; reply with %s", name, schemaProblem(err), info.example)}
 		}
 	}
 	params, err := info.fill(slots)
 	if err != nil {
-		return actions.Action{}, &ParseError{named: true, Reason: fmt.Sprintf("%s: %v; reply with %s", name, err, info.example)}
+		return actions.Action{}, &Error{named: true, Reason: fmt.Sprintf("%s: %v; reply with %s", name, err, info.example)}
 	}
 	return actions.Action{Name: name, Params: params}, nil
 }
@@ -221,9 +221,9 @@ func schemaProblem(err error) string {
 
 // coerce converts a value to the type the field's schema wants: numbers
 // to strings digit for digit, durations to integer milliseconds.
-func (p *Parser) coerce(info *actionInfo, f actions.Field, v jval, unit int64) (slot, *ParseError) {
-	bad := func(want string) (slot, *ParseError) {
-		return slot{}, &ParseError{named: true, Reason: fmt.Sprintf("%s.%s must be %s, got %s; reply with %s", info.name, f.Name, want, describe(v), info.example)}
+func (p *Parser) coerce(info *actionInfo, f actions.Field, v jval, unit int64) (slot, *Error) {
+	bad := func(want string) (slot, *Error) {
+		return slot{}, &Error{named: true, Reason: fmt.Sprintf("%s.%s must be %s, got %s; reply with %s", info.name, f.Name, want, describe(v), info.example)}
 	}
 	switch f.Type {
 	case "string":

@@ -1,4 +1,4 @@
-package planner
+package parse
 
 import (
 	"errors"
@@ -6,7 +6,7 @@ import (
 )
 
 // FuzzParse checks that no input panics, that every refusal is a
-// *ParseError, and that every accepted action validates against its schema
+// *Error, and that every accepted action validates against its schema
 // and re-marshals to a form that parses back to itself.
 func FuzzParse(f *testing.F) {
 	for _, c := range loadCorpus(f) {
@@ -26,9 +26,9 @@ func FuzzParse(f *testing.F) {
 	f.Fuzz(func(t *testing.T, raw string) {
 		got, err := p.Parse(raw)
 		if err != nil {
-			var pe *ParseError
+			var pe *Error
 			if !errors.As(err, &pe) {
-				t.Fatalf("refusal %T is not a *ParseError: %v", err, err)
+				t.Fatalf("refusal %T is not a *Error: %v", err, err)
 			}
 			if pe.Error() == "" {
 				t.Fatal("empty refusal")

@@ -1,4 +1,4 @@
-package planner
+package parse
 
 import (
 	"fmt"
@@ -9,8 +9,8 @@ import (
 	"github.com/airi-go/airi/actions"
 )
 
-// Parsed is one action recovered from a model answer.
-type Parsed struct {
+// Result is one action recovered from a model answer.
+type Result struct {
 	// Action is validated against its schema; Params is a pointer to the
 	// registered parameter struct.
 	Action actions.Action
@@ -22,10 +22,10 @@ type Parsed struct {
 	Notes []string
 }
 
-// ParseError is a refusal: the answer holds no action that can be run.
+// Error is a refusal: the answer holds no action that can be run.
 // Error() is written for the model, which reads it on the next tick: what
 // was wrong and what a correct answer looks like.
-type ParseError struct {
+type Error struct {
 	// Reason is the explanation for the model.
 	Reason string
 	// err is a sentinel callers may match (actions.ErrUnknownAction).
@@ -36,10 +36,10 @@ type ParseError struct {
 }
 
 // Error returns the explanation for the model.
-func (e *ParseError) Error() string { return e.Reason }
+func (e *Error) Error() string { return e.Reason }
 
 // Unwrap returns the sentinel behind the refusal, if any.
-func (e *ParseError) Unwrap() error { return e.err }
+func (e *Error) Unwrap() error { return e.err }
 
 // Parser turns raw model answers into validated actions. It is built once
 // from a registry and is safe for concurrent use.
@@ -60,8 +60,8 @@ type Parser struct {
 	shapes shapeCache
 }
 
-// NewParser returns a parser for the actions of reg.
-func NewParser(reg *actions.Registry) *Parser {
+// New returns a parser for the actions of reg.
+func New(reg *actions.Registry) *Parser {
 	p := &Parser{
 		reg:     reg,
 		infos:   map[string]*actionInfo{},
@@ -134,12 +134,12 @@ const maxNesting = 3
 const maxCandidates = 32
 
 // Parse recovers one action from raw, the text of a model answer. The
-// error, on refusal, is a *ParseError.
-func (p *Parser) Parse(raw string) (res Parsed, err error) {
+// error, on refusal, is an *Error.
+func (p *Parser) Parse(raw string) (res Result, err error) {
 	defer func() {
 		if v := recover(); v != nil {
-			res = Parsed{}
-			err = &ParseError{Reason: fmt.Sprintf("the answer could not be read as an action (%v); reply with exactly one JSON object such as %s", v, p.example)}
+			res = Result{}
+			err = &Error{Reason: fmt.Sprintf("the answer could not be read as an action (%v); reply with exactly one JSON object such as %s", v, p.example)}
 		}
 	}()
 	sc := p.scratch.Get().(*scratch)
@@ -150,15 +150,15 @@ func (p *Parser) Parse(raw string) (res Parsed, err error) {
 	r := &run{sc: sc}
 	act, perr := p.parseText(raw, r, 0)
 	if perr != nil {
-		return Parsed{}, perr
+		return Result{}, perr
 	}
 	if r.truncated {
 		r.notes = append([]string{"answer was truncated"}, r.notes...)
 	}
-	return Parsed{Action: act, Reasoning: strings.Join(r.reasoning, "\n\n"), Notes: r.notes}, nil
+	return Result{Action: act, Reasoning: strings.Join(r.reasoning, "\n\n"), Notes: r.notes}, nil
 }
 
-func (p *Parser) parseText(text string, r *run, depth int) (actions.Action, *ParseError) {
+func (p *Parser) parseText(text string, r *run, depth int) (actions.Action, *Error) {
 	text = strings.TrimPrefix(text, "\uFEFF")
 	text = strings.TrimSpace(text)
 	if text == "" {
@@ -295,9 +295,9 @@ func upperASCII(c byte) byte {
 // scan tries the objects of text in order and takes the first that makes
 // a valid action. inThink means text is an unclosed think block, so what
 // precedes the action is reasoning.
-func (p *Parser) scan(text string, inThink bool, r *run, depth int) (actions.Action, *ParseError) {
+func (p *Parser) scan(text string, inThink bool, r *run, depth int) (actions.Action, *Error) {
 	var (
-		best      *ParseError
+		best      *Error
 		bestNamed bool
 		chosen    actions.Action
 		found     bool
@@ -377,10 +377,10 @@ func (p *Parser) scan(text string, inThink bool, r *run, depth int) (actions.Act
 	return actions.Action{}, p.noAction()
 }
 
-func (p *Parser) noAction() *ParseError {
-	return &ParseError{Reason: p.msgNoAction}
+func (p *Parser) noAction() *Error {
+	return &Error{Reason: p.msgNoAction}
 }
 
-func (p *Parser) refuse(sentinel error, format string, args ...any) *ParseError {
-	return &ParseError{Reason: fmt.Sprintf(format, args...), err: sentinel}
+func (p *Parser) refuse(sentinel error, format string, args ...any) *Error {
+	return &Error{Reason: fmt.Sprintf(format, args...), err: sentinel}
 }

@@ -1,4 +1,4 @@
-package planner
+package parse
 
 import (
 	"strings"
@@ -13,7 +13,7 @@ import (
 // fromCandidate decodes one object of the answer, strictly if it can and
 // repaired otherwise. named reports that it named an action, so its error
 // is about that action.
-func (p *Parser) fromCandidate(cand string, ext extent, r *run, depth int) (actions.Action, bool, *ParseError) {
+func (p *Parser) fromCandidate(cand string, ext extent, r *run, depth int) (actions.Action, bool, *Error) {
 	var v jval
 	ok := false
 	if !ext.cut && !sameString(cand, r.notStrict) {

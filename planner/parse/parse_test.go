@@ -1,4 +1,4 @@
-package planner
+package parse
 
 import (
 	"bufio"
@@ -25,7 +25,7 @@ type corpusCase struct {
 	Error     string          `json:"error"`
 }
 
-const corpusPath = "../testdata/parse/corpus.jsonl"
+const corpusPath = "../../testdata/parse/corpus.jsonl"
 
 func loadCorpus(tb testing.TB) []corpusCase {
 	tb.Helper()
@@ -59,7 +59,7 @@ func newTestParser(tb testing.TB) *Parser {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return NewParser(reg)
+	return New(reg)
 }
 
 // decodeUseNumber decodes JSON for comparison without float rounding.
@@ -99,9 +99,9 @@ func TestParseCorpus(t *testing.T) {
 					out, _ := json.Marshal(got.Action)
 					t.Fatalf("accepted %s, want refusal mentioning %q", out, c.Error)
 				}
-				var pe *ParseError
+				var pe *Error
 				if !errors.As(err, &pe) {
-					t.Fatalf("error %T is not a *ParseError", err)
+					t.Fatalf("error %T is not a *Error", err)
 				}
 				if !strings.Contains(err.Error(), c.Error) {
 					t.Fatalf("error %q does not mention %q", err, c.Error)
@@ -142,7 +142,7 @@ func containsPart(notes []string, part string) bool {
 
 // checkAccepted asserts that an accepted action validates against its
 // schema and survives a round trip through its flat JSON form.
-func checkAccepted(tb testing.TB, p *Parser, got Parsed) {
+func checkAccepted(tb testing.TB, p *Parser, got Result) {
 	tb.Helper()
 	out, err := json.Marshal(got.Action)
 	if err != nil {
@@ -312,7 +312,7 @@ func TestSchemaCheckFallsBack(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := NewParser(reg)
+	p := New(reg)
 	if p.infos["tag"].check.exact {
 		t.Fatal("pattern schema treated as fully understood")
 	}

@@ -1,4 +1,4 @@
-package planner
+package parse
 
 import (
 	"strings"
@@ -8,7 +8,7 @@ import (
 
 // react reads the ReAct layout: "Action: name" and "Action Input: {...}".
 // ok reports that the layout was present.
-func (p *Parser) react(text string, r *run) (actions.Action, bool, *ParseError) {
+func (p *Parser) react(text string, r *run) (actions.Action, bool, *Error) {
 	if indexFold(text, "action:") < 0 {
 		return actions.Action{}, false, nil
 	}

@@ -1,4 +1,4 @@
-package planner
+package parse
 
 import (
 	"fmt"
@@ -204,7 +204,7 @@ func namePriority(c string) int {
 
 // fromObject normalizes one decoded object into an action. named reports
 // that the object named an action, so its error is about that action.
-func (p *Parser) fromObject(v jval, r *run, depth int) (actions.Action, bool, *ParseError) {
+func (p *Parser) fromObject(v jval, r *run, depth int) (actions.Action, bool, *Error) {
 	if v.kind == jArr {
 		return p.fromList(v.obj, r, depth)
 	}
@@ -343,8 +343,8 @@ func isCallType(s string) bool {
 }
 
 // fromList takes the first element of a list of actions that is valid.
-func (p *Parser) fromList(list []jmember, r *run, depth int) (actions.Action, bool, *ParseError) {
-	var first *ParseError
+func (p *Parser) fromList(list []jmember, r *run, depth int) (actions.Action, bool, *Error) {
+	var first *Error
 	named := false
 	for i, el := range list {
 		sub := &run{truncated: r.truncated, sc: r.sc}
@@ -373,7 +373,7 @@ func (p *Parser) fromList(list []jmember, r *run, depth int) (actions.Action, bo
 // searchNested looks one or two levels down for an object that names an
 // action, as in {"response": {"action": ...}}. Strings are never searched:
 // text inside them is content.
-func (p *Parser) searchNested(v jval, r *run, depth int) (actions.Action, bool, *ParseError) {
+func (p *Parser) searchNested(v jval, r *run, depth int) (actions.Action, bool, *Error) {
 	if depth < maxNesting {
 		for _, m := range v.obj {
 			if m.val.kind == jObj || m.val.kind == jArr {
@@ -393,7 +393,7 @@ func (p *Parser) searchNested(v jval, r *run, depth int) (actions.Action, bool, 
 	if r.truncated {
 		return actions.Action{}, false, p.refuse(nil, "the answer was cut off before the action name; reply again with one short, complete JSON object such as %s", p.example)
 	}
-	return actions.Action{}, false, &ParseError{Reason: p.msgNoName}
+	return actions.Action{}, false, &Error{Reason: p.msgNoName}
 }
 
 // paramsFromText decodes arguments given as a JSON string.
@@ -444,13 +444,13 @@ func (p *Parser) lookupName(raw string) (string, bool) {
 	return name, name != ""
 }
 
-func (p *Parser) resolveName(raw string) (string, *ParseError) {
+func (p *Parser) resolveName(raw string) (string, *Error) {
 	if name, ok := p.lookupName(raw); ok {
 		return name, nil
 	}
 	if strings.TrimSpace(raw) == "" {
-		return "", &ParseError{named: true, Reason: fmt.Sprintf("the action name is empty; use one of %s, for example %s", p.known, p.example)}
+		return "", &Error{named: true, Reason: fmt.Sprintf("the action name is empty; use one of %s, for example %s", p.known, p.example)}
 	}
-	return "", &ParseError{named: true, err: actions.ErrUnknownAction,
+	return "", &Error{named: true, err: actions.ErrUnknownAction,
 		Reason: fmt.Sprintf("unknown action %q: known actions are %s; reply with one of them, for example %s", raw, p.known, p.example)}
 }
