@@ -6,7 +6,6 @@ package actions
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"time"
 )
@@ -44,14 +43,6 @@ func (a Action) MarshalJSON() ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// Outgoing is a message the runtime asks an adapter to send. ChannelID is
-// the platform's own id (not qualified with the platform name).
-type Outgoing struct {
-	ChannelID string
-	Content   string
-	ReplyTo   string
-}
-
 // Effect is something an action did outside the runtime, recorded with the
 // tick (today: a message sent).
 type Effect struct {
@@ -81,8 +72,3 @@ type Result struct {
 	// tell a wake that ended on its cap with delivered messages unanswered.
 	Answered bool
 }
-
-// ErrOutcomeUnknown is wrapped by an adapter's send error when the platform
-// may or may not have delivered the message (a timeout after the request
-// went out). Such a send is never repeated.
-var ErrOutcomeUnknown = errors.New("send outcome unknown")

@@ -31,10 +31,10 @@ type Store interface {
 }
 
 // Sender delivers a message to the platform of its channel. out.ChannelID
-// is the id the model sees. An error wrapping ErrOutcomeUnknown means the
+// is the id the model sees. An error wrapping state.ErrOutcomeUnknown means the
 // message may have gone out.
 type Sender interface {
-	Send(ctx context.Context, out Outgoing) (platformID string, err error)
+	Send(ctx context.Context, out state.Outgoing) (platformID string, err error)
 }
 
 // HandlerDeps configures the built-in handlers.
@@ -138,11 +138,11 @@ func (h *builtins) send(ctx context.Context, call Call) (Result, error) {
 	if err != nil {
 		return Result{}, fmt.Errorf("record send in outbox: %w", err)
 	}
-	platformID, sendErr := h.deps.Sender.Send(ctx, Outgoing{ChannelID: ch.ID, Content: content, ReplyTo: p.ReplyTo})
+	platformID, sendErr := h.deps.Sender.Send(ctx, state.Outgoing{ChannelID: ch.ID, Content: content, ReplyTo: p.ReplyTo})
 	if sendErr != nil {
 		st := state.OutboxFailed
 		text := fmt.Sprintf("send to %q failed: %v", ch.ID, sendErr)
-		if errors.Is(sendErr, ErrOutcomeUnknown) {
+		if errors.Is(sendErr, state.ErrOutcomeUnknown) {
 			st = state.OutboxUnknown
 			text = fmt.Sprintf("the send to %q may or may not have gone out (%v); it will not be repeated automatically", ch.ID, sendErr)
 		}

@@ -16,11 +16,11 @@ import (
 )
 
 type fakeSender struct {
-	sent []actions.Outgoing
+	sent []state.Outgoing
 	err  error
 }
 
-func (f *fakeSender) Send(_ context.Context, out actions.Outgoing) (string, error) {
+func (f *fakeSender) Send(_ context.Context, out state.Outgoing) (string, error) {
 	if f.err != nil {
 		return "", f.err
 	}
@@ -133,7 +133,7 @@ func TestSendAbortedOnceByNewUnread(t *testing.T) {
 
 func TestSendOutcomeUnknownIsNotRepeated(t *testing.T) {
 	f := newFixture(t)
-	f.sender.err = fmt.Errorf("timeout after write: %w", actions.ErrOutcomeUnknown)
+	f.sender.err = fmt.Errorf("timeout after write: %w", state.ErrOutcomeUnknown)
 	res := f.run(t, `send_message {"channelId":"c1","content":"x"}`, actions.Call{})
 	if res.OK || !strings.Contains(res.Text, "may or may not") || !strings.Contains(res.Text, "not be repeated") {
 		t.Errorf("result %+v", res)

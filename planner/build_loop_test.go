@@ -3,7 +3,6 @@ package planner_test
 import (
 	"context"
 	"fmt"
-	"github.com/airi-go/airi/planner/parse"
 	"strings"
 	"sync"
 	"testing"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/airi-go/airi/actions"
 	"github.com/airi-go/airi/planner"
+	"github.com/airi-go/airi/planner/parse"
 	"github.com/airi-go/airi/prompts"
 	"github.com/airi-go/airi/scheduler"
 	"github.com/airi-go/airi/state"
@@ -46,7 +46,7 @@ func (m *scriptModel) Complete(_ context.Context, req planner.Request) (planner.
 
 type nopSender struct{ n int }
 
-func (s *nopSender) Send(context.Context, actions.Outgoing) (string, error) {
+func (s *nopSender) Send(context.Context, state.Outgoing) (string, error) {
 	s.n++
 	return fmt.Sprint("sent-", s.n), nil
 }

@@ -3,7 +3,6 @@ package scheduler_test
 import (
 	"context"
 	"fmt"
-	"github.com/airi-go/airi/planner/parse"
 	"runtime"
 	"testing"
 	"time"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/airi-go/airi/actions"
 	"github.com/airi-go/airi/planner"
+	"github.com/airi-go/airi/planner/parse"
 	"github.com/airi-go/airi/prompts"
 	"github.com/airi-go/airi/scheduler"
 	"github.com/airi-go/airi/state"

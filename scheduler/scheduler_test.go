@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/airi-go/airi/planner/parse"
 	"strings"
 	"sync"
 	"testing"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/airi-go/airi/actions"
 	"github.com/airi-go/airi/planner"
+	"github.com/airi-go/airi/planner/parse"
 	"github.com/airi-go/airi/prompts"
 	"github.com/airi-go/airi/scheduler"
 	"github.com/airi-go/airi/state"
@@ -66,13 +66,13 @@ func stateOf(req planner.Request) string {
 // sender records sends.
 type sender struct {
 	mu   sync.Mutex
-	sent []actions.Outgoing
-	ch   chan actions.Outgoing
+	sent []state.Outgoing
+	ch   chan state.Outgoing
 }
 
-func newSender() *sender { return &sender{ch: make(chan actions.Outgoing, 1000)} }
+func newSender() *sender { return &sender{ch: make(chan state.Outgoing, 1000)} }
 
-func (s *sender) Send(_ context.Context, out actions.Outgoing) (string, error) {
+func (s *sender) Send(_ context.Context, out state.Outgoing) (string, error) {
 	s.mu.Lock()
 	s.sent = append(s.sent, out)
 	n := len(s.sent)
@@ -156,13 +156,13 @@ func (h *harness) say(text string) {
 	}
 }
 
-func (h *harness) waitSent(n int) []actions.Outgoing {
+func (h *harness) waitSent(n int) []state.Outgoing {
 	h.t.Helper()
 	deadline := time.After(waitFor)
 	for {
 		h.sender.mu.Lock()
 		got := len(h.sender.sent)
-		sent := append([]actions.Outgoing(nil), h.sender.sent...)
+		sent := append([]state.Outgoing(nil), h.sender.sent...)
 		h.sender.mu.Unlock()
 		if got >= n {
 			return sent

@@ -1,6 +1,9 @@
 package state
 
-import "time"
+import (
+	"errors"
+	"time"
+)
 
 // OutboxState is where a send stands.
 type OutboxState string
@@ -26,3 +29,16 @@ type OutboxEntry struct {
 	Created    time.Time   `json:"created"`
 	Updated    time.Time   `json:"updated"`
 }
+
+// Outgoing is a message the runtime asks an adapter to send. ChannelID is
+// the platform's own id (not qualified with the platform name).
+type Outgoing struct {
+	ChannelID string
+	Content   string
+	ReplyTo   string
+}
+
+// ErrOutcomeUnknown is wrapped by an adapter's send error when the platform
+// may or may not have delivered the message (a timeout after the request
+// went out). Such a send is never repeated.
+var ErrOutcomeUnknown = errors.New("send outcome unknown")

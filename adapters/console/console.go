@@ -13,17 +13,12 @@ import (
 
 	"go.uber.org/zap"
 
-	"github.com/airi-go/airi/actions"
+	"github.com/airi-go/airi/adapters"
 	"github.com/airi-go/airi/state"
 )
 
 // Name is the adapter's platform name.
 const Name = "console"
-
-// Inbox stores what the console reads and wakes the channel.
-type Inbox interface {
-	Deliver(ctx context.Context, ch state.Channel, msg state.Message) error
-}
 
 // Config names the one channel and its user.
 type Config struct {
@@ -43,8 +38,6 @@ type Adapter struct {
 	out io.Writer
 	n   int64
 }
-
-var _ actions.Sender = (*Adapter)(nil)
 
 // New returns a console adapter.
 func New(cfg Config, in io.Reader, out io.Writer, logger *zap.Logger) *Adapter {
@@ -70,7 +63,7 @@ func (a *Adapter) Channel() state.Channel {
 
 // Run delivers every non-empty input line as a message until the input
 // ends (it then returns nil) or ctx ends.
-func (a *Adapter) Run(ctx context.Context, inbox Inbox) error {
+func (a *Adapter) Run(ctx context.Context, inbox adapters.Inbox) error {
 	sc := bufio.NewScanner(a.in)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	ch := a.Channel()
@@ -115,7 +108,7 @@ func (a *Adapter) nextID(now time.Time) string {
 
 // Send prints "Name: content"; further lines of the message are indented by
 // two spaces.
-func (a *Adapter) Send(_ context.Context, out actions.Outgoing) (string, error) {
+func (a *Adapter) Send(_ context.Context, out state.Outgoing) (string, error) {
 	text := strings.ReplaceAll(out.Content, "\r\n", "\n")
 	lines := strings.Split(text, "\n")
 	var b strings.Builder

@@ -8,7 +8,6 @@ import (
 
 	"go.uber.org/zap/zaptest"
 
-	"github.com/airi-go/airi/actions"
 	"github.com/airi-go/airi/state"
 )
 
@@ -54,7 +53,7 @@ func TestSendFormat(t *testing.T) {
 	}
 	for _, tt := range tests {
 		out.Reset()
-		id, err := a.Send(context.Background(), actions.Outgoing{ChannelID: "console", Content: tt.content})
+		id, err := a.Send(context.Background(), state.Outgoing{ChannelID: "console", Content: tt.content})
 		if err != nil {
 			t.Fatal(err)
 		}

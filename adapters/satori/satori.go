@@ -16,30 +16,11 @@ import (
 
 	"go.uber.org/zap"
 
-	"github.com/airi-go/airi/actions"
-	"github.com/airi-go/airi/state"
+	"github.com/airi-go/airi/adapters"
 )
 
 // Name is the adapter's platform name as channels record it.
 const Name = "satori"
-
-// Inbox is where the adapter delivers what it receives.
-type Inbox interface {
-	// Deliver stores msg durably (deduplicated by ChannelID+PlatformID) and
-	// wakes its channel. It returns only once the message is stored; on
-	// error it was not stored and must not be confirmed upstream.
-	Deliver(ctx context.Context, ch state.Channel, msg state.Message) error
-}
-
-// Cursors persists adapter positions across restarts.
-type Cursors interface {
-	// Cursor returns the stored value of key, or "" when unset.
-	Cursor(ctx context.Context, key string) (string, error)
-	// SetCursor stores value under key.
-	SetCursor(ctx context.Context, key, value string) error
-}
-
-var _ actions.Sender = (*Adapter)(nil)
 
 // Config holds the adapter's settings. Zero durations take defaults.
 type Config struct {
@@ -149,7 +130,7 @@ func (a *Adapter) Logins() []Login {
 // Adapter connects to one Satori server and joins every login it offers.
 type Adapter struct {
 	cfg     Config
-	cursors Cursors
+	cursors adapters.Cursors
 	log     *zap.Logger
 	http    *http.Client
 	key     string // cursor key
@@ -172,7 +153,7 @@ type Adapter struct {
 
 // New checks the configuration and returns an adapter; it does not
 // connect (Run does).
-func New(cfg Config, cursors Cursors, logger *zap.Logger) (*Adapter, error) {
+func New(cfg Config, cursors adapters.Cursors, logger *zap.Logger) (*Adapter, error) {
 	cfg.setDefaults()
 	if logger == nil {
 		logger = zap.NewNop()

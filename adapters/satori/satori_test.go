@@ -14,7 +14,7 @@ import (
 	"go.uber.org/goleak"
 	"go.uber.org/zap/zaptest"
 
-	"github.com/airi-go/airi/actions"
+	"github.com/airi-go/airi/adapters"
 	"github.com/airi-go/airi/adapters/satori"
 	"github.com/airi-go/airi/adapters/satori/satoritest"
 	"github.com/airi-go/airi/state"
@@ -149,7 +149,7 @@ func testConfig(srv *satoritest.Server) satori.Config {
 }
 
 // start runs an adapter until the test ends and waits until it is ready.
-func start(t *testing.T, cfg satori.Config, cur satori.Cursors, in satori.Inbox) *satori.Adapter {
+func start(t *testing.T, cfg satori.Config, cur adapters.Cursors, in adapters.Inbox) *satori.Adapter {
 	t.Helper()
 	a, err := satori.New(cfg, cur, zaptest.NewLogger(t))
 	if err != nil {
@@ -228,7 +228,7 @@ func TestReceiveAndReply(t *testing.T) {
 				t.Errorf("direct message = %+v", d.msg)
 			}
 
-			id, err := a.Send(context.Background(), actions.Outgoing{ChannelID: "-100123", Content: `yes <b>"1<2"</b> & more`, ReplyTo: "m1"})
+			id, err := a.Send(context.Background(), state.Outgoing{ChannelID: "-100123", Content: `yes <b>"1<2"</b> & more`, ReplyTo: "m1"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -253,7 +253,7 @@ func TestOwnMessagesAreSelf(t *testing.T) {
 	defer srv.Close()
 	in := newInbox()
 	a := start(t, testConfig(srv), &cursors{}, in)
-	id, err := a.Send(context.Background(), actions.Outgoing{ChannelID: "g1", Content: "hello <at id=\"bot\"/>"})
+	id, err := a.Send(context.Background(), state.Outgoing{ChannelID: "g1", Content: "hello <at id=\"bot\"/>"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -415,7 +415,7 @@ func TestSendRetries(t *testing.T) {
 			defer srv.Close()
 			a := start(t, testConfig(srv), &cursors{}, newInbox())
 			ctx := context.Background()
-			out := actions.Outgoing{ChannelID: "c", Content: "hi"}
+			out := state.Outgoing{ChannelID: "c", Content: "hi"}
 
 			srv.FailSends(1, 500, "upstream exploded")
 			if _, err := a.Send(ctx, out); err != nil {
@@ -428,7 +428,7 @@ func TestSendRetries(t *testing.T) {
 			srv.FailSends(3, 503, "still down")
 			_, err := a.Send(ctx, out)
 			var ae *satori.APIError
-			if !errors.As(err, &ae) || ae.Status != 503 || !strings.Contains(err.Error(), "still down") || errors.Is(err, actions.ErrOutcomeUnknown) {
+			if !errors.As(err, &ae) || ae.Status != 503 || !strings.Contains(err.Error(), "still down") || errors.Is(err, state.ErrOutcomeUnknown) {
 				t.Fatalf("persistent 503: err = %v", err)
 			}
 
@@ -460,8 +460,8 @@ func TestSendOutcomeUnknownIsNotRetried(t *testing.T) {
 	srv.HangSends(1)
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
-	_, err := a.Send(ctx, actions.Outgoing{ChannelID: "c", Content: "maybe"})
-	if !errors.Is(err, actions.ErrOutcomeUnknown) {
+	_, err := a.Send(ctx, state.Outgoing{ChannelID: "c", Content: "maybe"})
+	if !errors.Is(err, state.ErrOutcomeUnknown) {
 		t.Fatalf("err = %v, want ErrOutcomeUnknown", err)
 	}
 	if n := len(srv.Sent()); n != 1 {
@@ -481,8 +481,8 @@ func TestSendConnectionRefusedIsRetried(t *testing.T) {
 	cfg := testConfig(srv)
 	cfg.APIBaseURL = closed
 	a := start(t, cfg, &cursors{}, newInbox())
-	_, err = a.Send(context.Background(), actions.Outgoing{ChannelID: "c", Content: "x"})
-	if err == nil || errors.Is(err, actions.ErrOutcomeUnknown) || !strings.Contains(err.Error(), "refused") {
+	_, err = a.Send(context.Background(), state.Outgoing{ChannelID: "c", Content: "x"})
+	if err == nil || errors.Is(err, state.ErrOutcomeUnknown) || !strings.Contains(err.Error(), "refused") {
 		t.Fatalf("err = %v, want a definite failure naming the refused connection", err)
 	}
 }
@@ -508,7 +508,7 @@ func TestSeveralLogins(t *testing.T) {
 		{"discord:555", "discord", "d-bot", "555"},
 		{"qq:private:42", "qq", "10001", "private:42"},
 	} {
-		if _, err := a.Send(ctx, actions.Outgoing{ChannelID: tc.id, Content: "x"}); err != nil {
+		if _, err := a.Send(ctx, state.Outgoing{ChannelID: tc.id, Content: "x"}); err != nil {
 			t.Fatalf("send %s: %v", tc.id, err)
 		}
 		s := srv.Sent()
@@ -517,7 +517,7 @@ func TestSeveralLogins(t *testing.T) {
 			t.Errorf("send %s went out as %+v", tc.id, last)
 		}
 	}
-	if _, err := a.Send(ctx, actions.Outgoing{ChannelID: "telegram:1", Content: "x"}); err == nil || !strings.Contains(err.Error(), "qq, discord") {
+	if _, err := a.Send(ctx, state.Outgoing{ChannelID: "telegram:1", Content: "x"}); err == nil || !strings.Contains(err.Error(), "qq, discord") {
 		t.Errorf("unknown platform: err = %v", err)
 	}
 }
@@ -598,7 +598,7 @@ func TestSendBeforeReady(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := a.Send(context.Background(), actions.Outgoing{ChannelID: "c", Content: "x"}); !errors.Is(err, satori.ErrNotReady) {
+	if _, err := a.Send(context.Background(), state.Outgoing{ChannelID: "c", Content: "x"}); !errors.Is(err, satori.ErrNotReady) {
 		t.Errorf("err = %v, want ErrNotReady", err)
 	}
 }

@@ -16,7 +16,7 @@ import (
 
 	"go.uber.org/zap"
 
-	"github.com/airi-go/airi/actions"
+	"github.com/airi-go/airi/state"
 )
 
 // APIError is a refusal by the Satori server: a status other than 2xx.
@@ -41,9 +41,9 @@ const maxErrorBody = 300
 // Send posts out to message.create and returns the created message id.
 // A send that surely did not reach the server (5xx, connection refused)
 // is retried with backoff; one that may have (a timeout or a reset after
-// the request went out) wraps actions.ErrOutcomeUnknown and is never
+// the request went out) wraps state.ErrOutcomeUnknown and is never
 // retried; a 4xx is a failed send carrying the server's text.
-func (a *Adapter) Send(ctx context.Context, out actions.Outgoing) (string, error) {
+func (a *Adapter) Send(ctx context.Context, out state.Outgoing) (string, error) {
 	l, native, err := a.route(out.ChannelID)
 	if err != nil {
 		return "", fmt.Errorf("send to %s: %w", out.ChannelID, err)
@@ -86,7 +86,7 @@ func (a *Adapter) Send(ctx context.Context, out actions.Outgoing) (string, error
 var errNotSent = errors.New("request not sent")
 
 func retryable(err error) bool {
-	if errors.Is(err, actions.ErrOutcomeUnknown) {
+	if errors.Is(err, state.ErrOutcomeUnknown) {
 		return false
 	}
 	if errors.Is(err, errNotSent) {
@@ -127,7 +127,7 @@ func (a *Adapter) call(ctx context.Context, method string, l login, body []byte)
 		if !wrote.Load() {
 			return nil, fmt.Errorf("%s: %w: %w", method, errNotSent, err)
 		}
-		return nil, fmt.Errorf("%s: %w: %w", method, actions.ErrOutcomeUnknown, err)
+		return nil, fmt.Errorf("%s: %w: %w", method, state.ErrOutcomeUnknown, err)
 	}
 	defer resp.Body.Close()
 	data, rerr := io.ReadAll(io.LimitReader(resp.Body, 1<<20))

@@ -13,6 +13,8 @@ import (
 
 	"github.com/coder/websocket"
 	"go.uber.org/zap"
+
+	"github.com/airi-go/airi/adapters"
 )
 
 // maxFrame bounds one signal on the event stream.
@@ -23,7 +25,7 @@ const maxFrame = 8 << 20
 // URL, refused connection, rejected token) returns its error at once;
 // later disconnects are retried with capped, jittered backoff, resuming
 // from the last sequence number delivered. Run returns nil when ctx ends.
-func (a *Adapter) Run(ctx context.Context, inbox Inbox) error {
+func (a *Adapter) Run(ctx context.Context, inbox adapters.Inbox) error {
 	if err := a.loadCursor(ctx); err != nil {
 		return err
 	}
@@ -117,7 +119,7 @@ func (a *Adapter) advance(ctx context.Context, n int64) {
 }
 
 // session runs one connection. ready reports whether READY was received.
-func (a *Adapter) session(ctx context.Context, inbox Inbox) (ready bool, err error) {
+func (a *Adapter) session(ctx context.Context, inbox adapters.Inbox) (ready bool, err error) {
 	dialCtx, cancel := context.WithTimeout(ctx, a.cfg.HTTPTimeout)
 	conn, resp, err := websocket.Dial(dialCtx, a.cfg.WSURL, &websocket.DialOptions{HTTPClient: a.http})
 	cancel()
@@ -338,7 +340,7 @@ func (a *Adapter) onReady(body []byte) error {
 // onEvent handles one EVENT. It returns an error only when the event could
 // not be stored; the connection is then dropped so that the event is
 // received again after resuming.
-func (a *Adapter) onEvent(ctx context.Context, inbox Inbox, body []byte) error {
+func (a *Adapter) onEvent(ctx context.Context, inbox adapters.Inbox, body []byte) error {
 	var ev wireEvent
 	if err := json.Unmarshal(body, &ev); err != nil {
 		a.log.Warn("unreadable event ignored", zap.Error(err))

@@ -8,7 +8,6 @@ import (
 	"github.com/mymmrac/telego"
 	"go.uber.org/zap"
 
-	"github.com/airi-go/airi/actions"
 	"github.com/airi-go/airi/adapters/telegram/telegramtest"
 	"github.com/airi-go/airi/state"
 )
@@ -90,7 +89,7 @@ func BenchmarkSend(b *testing.B) {
 	defer a.ownHTTP.CloseIdleConnections()
 	srv.Post(telegramtest.Incoming{From: telegramtest.User{ID: 5, FirstName: "Ann"}, Text: "hi"})
 	ctx := context.Background()
-	out := actions.Outgoing{ChannelID: "5", Content: "Sure, *tomorrow* at `9:00` works & I'll bring tea."}
+	out := state.Outgoing{ChannelID: "5", Content: "Sure, *tomorrow* at `9:00` works & I'll bring tea."}
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := a.Send(ctx, out); err != nil {

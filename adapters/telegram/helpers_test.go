@@ -9,6 +9,7 @@ import (
 
 	"go.uber.org/zap/zaptest"
 
+	"github.com/airi-go/airi/adapters"
 	"github.com/airi-go/airi/adapters/telegram/telegramtest"
 	"github.com/airi-go/airi/state"
 )
@@ -130,7 +131,7 @@ func startServer(t *testing.T) *telegramtest.Server {
 	return srv
 }
 
-func newAdapter(t *testing.T, srv *telegramtest.Server, cursors Cursors) *Adapter {
+func newAdapter(t *testing.T, srv *telegramtest.Server, cursors adapters.Cursors) *Adapter {
 	t.Helper()
 	a, err := New(Config{Token: srv.Token(), APIBaseURL: srv.URL(), PollTimeout: time.Second, HTTPTimeout: 5 * time.Second},
 		cursors, zaptest.NewLogger(t))
@@ -142,7 +143,7 @@ func newAdapter(t *testing.T, srv *telegramtest.Server, cursors Cursors) *Adapte
 
 // run starts a.Run and returns a stop function that cancels it and
 // checks that it returned nil.
-func run(t *testing.T, a *Adapter, inbox Inbox) (stop func()) {
+func run(t *testing.T, a *Adapter, inbox adapters.Inbox) (stop func()) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)

@@ -13,6 +13,7 @@ import (
 	"github.com/mymmrac/telego"
 	"go.uber.org/zap"
 
+	"github.com/airi-go/airi/adapters"
 	"github.com/airi-go/airi/state"
 )
 
@@ -24,7 +25,7 @@ const cutMarker = " […message cut]"
 
 // handle turns one update into a delivery. Only a failed Deliver is an
 // error: updates the runtime has no use for are logged and skipped.
-func (a *Adapter) handle(ctx context.Context, inbox Inbox, u telego.Update) error {
+func (a *Adapter) handle(ctx context.Context, inbox adapters.Inbox, u telego.Update) error {
 	switch {
 	case u.Message != nil:
 		ch, msg, ok := a.convert(u.Message)

@@ -13,10 +13,8 @@ import (
 	ta "github.com/mymmrac/telego/telegoapi"
 	"go.uber.org/zap"
 
-	"github.com/airi-go/airi/actions"
+	"github.com/airi-go/airi/state"
 )
-
-var _ actions.Sender = (*Adapter)(nil)
 
 // maxFloodRetries bounds how many 429 answers one part of a send accepts.
 const maxFloodRetries = 5
@@ -28,9 +26,9 @@ const maxFloodRetries = 5
 // A 429 is waited out (retry_after) and retried: Telegram did not send the
 // message. When Telegram may have delivered a part (the connection broke
 // after the request went out, a 5xx, the context ended mid-request), the
-// error wraps actions.ErrOutcomeUnknown and nothing is retried. If the
+// error wraps state.ErrOutcomeUnknown and nothing is retried. If the
 // entities are refused, the part is sent again as plain text.
-func (a *Adapter) Send(ctx context.Context, out actions.Outgoing) (string, error) {
+func (a *Adapter) Send(ctx context.Context, out state.Outgoing) (string, error) {
 	chat, err := parseChatID(out.ChannelID)
 	if err != nil {
 		return "", err
@@ -72,7 +70,7 @@ func (a *Adapter) Send(ctx context.Context, out actions.Outgoing) (string, error
 				// Earlier parts are out: repeating the send would
 				// duplicate them.
 				return first, fmt.Errorf("telegram send: part %d of %d: %w (earlier parts were sent): %w",
-					i+1, len(nonEmpty), actions.ErrOutcomeUnknown, err)
+					i+1, len(nonEmpty), state.ErrOutcomeUnknown, err)
 			}
 			return "", err
 		}
@@ -127,7 +125,7 @@ func (a *Adapter) sendPart(ctx context.Context, params *telego.SendMessageParams
 				params.MessageThreadID = 0
 				continue
 			case apiErr.ErrorCode >= 500:
-				return nil, fmt.Errorf("telegram send: %w: %d %s", actions.ErrOutcomeUnknown, apiErr.ErrorCode, apiErr.Description)
+				return nil, fmt.Errorf("telegram send: %w: %d %s", state.ErrOutcomeUnknown, apiErr.ErrorCode, apiErr.Description)
 			default:
 				return nil, fmt.Errorf("telegram send: %s", describeAPIError(apiErr))
 			}
@@ -138,7 +136,7 @@ func (a *Adapter) sendPart(ctx context.Context, params *telego.SendMessageParams
 		}
 		// The request went out (or may have): Telegram may have the
 		// message.
-		return nil, fmt.Errorf("telegram send: %w: %w", actions.ErrOutcomeUnknown, unwrapTelego(err))
+		return nil, fmt.Errorf("telegram send: %w: %w", state.ErrOutcomeUnknown, unwrapTelego(err))
 	}
 }
 

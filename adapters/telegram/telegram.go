@@ -24,7 +24,7 @@ import (
 	ta "github.com/mymmrac/telego/telegoapi"
 	"go.uber.org/zap"
 
-	"github.com/airi-go/airi/state"
+	"github.com/airi-go/airi/adapters"
 )
 
 // Name is the adapter's name, the platform of the channels it reports.
@@ -32,23 +32,6 @@ const Name = "telegram"
 
 // DefaultAPIBaseURL is the official Bot API server.
 const DefaultAPIBaseURL = "https://api.telegram.org"
-
-// Inbox is where the adapter delivers what it receives; the runtime
-// implements it.
-type Inbox interface {
-	// Deliver stores msg durably (deduplicated by ChannelID+PlatformID) and
-	// wakes its channel. It returns only once the message is stored; on
-	// error it was not stored and must not be confirmed upstream.
-	Deliver(ctx context.Context, ch state.Channel, msg state.Message) error
-}
-
-// Cursors persists adapter positions across restarts (the state store).
-type Cursors interface {
-	// Cursor returns a stored cursor, or "" when unset.
-	Cursor(ctx context.Context, key string) (string, error)
-	// SetCursor stores a cursor.
-	SetCursor(ctx context.Context, key, value string) error
-}
 
 // Config configures the adapter. Zero values take the defaults.
 type Config struct {
@@ -77,7 +60,7 @@ var ErrUnauthorized = errors.New("TELEGRAM_BOT_TOKEN was refused by the Bot API"
 // Adapter is a Telegram bot reached through the Bot API.
 type Adapter struct {
 	cfg     Config
-	cursors Cursors
+	cursors adapters.Cursors
 	log     *zap.Logger
 	bot     *telego.Bot
 	call    *caller
@@ -97,7 +80,7 @@ type Adapter struct {
 }
 
 // New checks the configuration and makes an adapter; it does not connect.
-func New(cfg Config, cursors Cursors, logger *zap.Logger) (*Adapter, error) {
+func New(cfg Config, cursors adapters.Cursors, logger *zap.Logger) (*Adapter, error) {
 	if strings.TrimSpace(cfg.Token) == "" {
 		return nil, errors.New("telegram: TELEGRAM_BOT_TOKEN is empty")
 	}
@@ -167,7 +150,7 @@ func (a *Adapter) Me() (id int64, username string) {
 // once), then polls for updates and delivers them one by one until ctx
 // ends, when it returns nil. An update is confirmed to Telegram (by the
 // next getUpdates offset) only after Deliver stored it.
-func (a *Adapter) Run(ctx context.Context, inbox Inbox) error {
+func (a *Adapter) Run(ctx context.Context, inbox adapters.Inbox) error {
 	if a.ownHTTP != nil {
 		defer a.ownHTTP.CloseIdleConnections()
 	}
@@ -270,7 +253,7 @@ func (a *Adapter) loadOffset(ctx context.Context) (int, error) {
 // update delivered in order, the new offset stored. It returns the offset
 // for the next call: past the last update delivered, never past one whose
 // Deliver failed (that update is fetched again).
-func (a *Adapter) Poll(ctx context.Context, inbox Inbox, offset int) (int, error) {
+func (a *Adapter) Poll(ctx context.Context, inbox adapters.Inbox, offset int) (int, error) {
 	secs := int((a.cfg.PollTimeout + time.Second - 1) / time.Second)
 	if secs < 1 {
 		secs = 1

@@ -13,7 +13,6 @@ import (
 	"go.uber.org/goleak"
 	"go.uber.org/zap/zaptest"
 
-	"github.com/airi-go/airi/actions"
 	"github.com/airi-go/airi/adapters/telegram/telegramtest"
 	"github.com/airi-go/airi/state"
 )
@@ -45,7 +44,7 @@ func TestReceiveAndReplyPrivate(t *testing.T) {
 		t.Fatalf("Me() = %d %q", id, name)
 	}
 
-	id, err := a.Send(ctxT(t), actions.Outgoing{ChannelID: "501", Content: "hi **Ann**", ReplyTo: "1"})
+	id, err := a.Send(ctxT(t), state.Outgoing{ChannelID: "501", Content: "hi **Ann**", ReplyTo: "1"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +73,7 @@ func TestReceiveAndReplySupergroup(t *testing.T) {
 	if !ch.Group || ch.Title != "Night Owls" || strings.Join(ch.Members, ",") != "Ann Lee,Bob" {
 		t.Fatalf("channel = %+v", ch)
 	}
-	if _, err := a.Send(ctxT(t), actions.Outgoing{ChannelID: "-1001234567890", Content: "I am, `always`"}); err != nil {
+	if _, err := a.Send(ctxT(t), state.Outgoing{ChannelID: "-1001234567890", Content: "I am, `always`"}); err != nil {
 		t.Fatal(err)
 	}
 	sent := srv.Sent()
@@ -92,7 +91,7 @@ func TestMentionDetection(t *testing.T) {
 	// A message of the bot to reply to.
 	srv.Post(telegramtest.Incoming{Chat: grp, From: ann, Text: "start"})
 	inbox.wait(t, 1)
-	botMsg, err := a.Send(ctxT(t), actions.Outgoing{ChannelID: "-4242", Content: "hello group"})
+	botMsg, err := a.Send(ctxT(t), state.Outgoing{ChannelID: "-4242", Content: "hello group"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,7 +189,7 @@ func TestLongTextIsSplit(t *testing.T) {
 	for i := 0; b.Len() < 10000; i++ {
 		fmt.Fprintf(&b, "Paragraph %d has **some bold words** & a <tag> in it. Then another sentence follows here.\n\n", i)
 	}
-	id, err := a.Send(ctxT(t), actions.Outgoing{ChannelID: strconv.FormatInt(sg.ID, 10), Content: b.String(), ReplyTo: "1"})
+	id, err := a.Send(ctxT(t), state.Outgoing{ChannelID: strconv.FormatInt(sg.ID, 10), Content: b.String(), ReplyTo: "1"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -227,7 +226,7 @@ func TestRateLimitThenSuccess(t *testing.T) {
 	srv.Post(telegramtest.Incoming{From: ann, Text: "x"})
 	srv.RateLimit("sendMessage", 7)
 
-	id, err := a.Send(ctxT(t), actions.Outgoing{ChannelID: "501", Content: "after the flood"})
+	id, err := a.Send(ctxT(t), state.Outgoing{ChannelID: "501", Content: "after the flood"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -246,8 +245,8 @@ func TestRateLimitTooLongIsNotSent(t *testing.T) {
 	srv.Post(telegramtest.Incoming{From: ann, Text: "x"})
 	srv.RateLimit("sendMessage", 3600)
 
-	_, err := a.Send(ctxT(t), actions.Outgoing{ChannelID: "501", Content: "hi"})
-	if err == nil || errors.Is(err, actions.ErrOutcomeUnknown) || !strings.Contains(err.Error(), "rate limited") {
+	_, err := a.Send(ctxT(t), state.Outgoing{ChannelID: "501", Content: "hi"})
+	if err == nil || errors.Is(err, state.ErrOutcomeUnknown) || !strings.Contains(err.Error(), "rate limited") {
 		t.Fatalf("err = %v, want a plain rate-limit failure", err)
 	}
 }
@@ -258,7 +257,7 @@ func TestRejectedEntitiesFallBackToPlainText(t *testing.T) {
 	srv.Post(telegramtest.Incoming{From: ann, Text: "x"})
 	srv.RejectEntities(1)
 
-	if _, err := a.Send(ctxT(t), actions.Outgoing{ChannelID: "501", Content: "**bold** and <angle> & co"}); err != nil {
+	if _, err := a.Send(ctxT(t), state.Outgoing{ChannelID: "501", Content: "**bold** and <angle> & co"}); err != nil {
 		t.Fatal(err)
 	}
 	sent := srv.Sent()
@@ -273,8 +272,8 @@ func TestSendOutcomeUnknownWhenConnectionDrops(t *testing.T) {
 	srv.Post(telegramtest.Incoming{From: ann, Text: "x"})
 	srv.Fail("sendMessage", telegramtest.Fault{Drop: true})
 
-	_, err := a.Send(ctxT(t), actions.Outgoing{ChannelID: "501", Content: "did it arrive?"})
-	if !errors.Is(err, actions.ErrOutcomeUnknown) {
+	_, err := a.Send(ctxT(t), state.Outgoing{ChannelID: "501", Content: "did it arrive?"})
+	if !errors.Is(err, state.ErrOutcomeUnknown) {
 		t.Fatalf("err = %v, want ErrOutcomeUnknown", err)
 	}
 	if strings.Contains(err.Error(), srv.Token()) {
@@ -296,8 +295,8 @@ func TestSendFailures(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := a.Send(ctxT(t), actions.Outgoing{ChannelID: tt.channel, Content: "hi"})
-			if err == nil || errors.Is(err, actions.ErrOutcomeUnknown) || !strings.Contains(err.Error(), tt.want) {
+			_, err := a.Send(ctxT(t), state.Outgoing{ChannelID: tt.channel, Content: "hi"})
+			if err == nil || errors.Is(err, state.ErrOutcomeUnknown) || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("err = %v, want a failed send mentioning %q", err, tt.want)
 			}
 		})
@@ -305,8 +304,8 @@ func TestSendFailures(t *testing.T) {
 	// A server that cannot be reached never got the message.
 	srv.Close()
 	a = newAdapter(t, srv, nil) // no kept-alive connection to the old server
-	_, err := a.Send(ctxT(t), actions.Outgoing{ChannelID: "501", Content: "hi"})
-	if err == nil || errors.Is(err, actions.ErrOutcomeUnknown) || strings.Contains(err.Error(), srv.Token()) {
+	_, err := a.Send(ctxT(t), state.Outgoing{ChannelID: "501", Content: "hi"})
+	if err == nil || errors.Is(err, state.ErrOutcomeUnknown) || strings.Contains(err.Error(), srv.Token()) {
 		t.Fatalf("err = %v, want a plain failure without the token", err)
 	}
 }
@@ -507,15 +506,15 @@ func TestForumTopics(t *testing.T) {
 	srv.Post(telegramtest.Incoming{Chat: forum, From: ann, Text: "in the tea topic", Thread: 7})
 	inbox.wait(t, 1)
 	long := strings.Repeat("word ", 1000) // two parts
-	if _, err := a.Send(ctxT(t), actions.Outgoing{ChannelID: id, Content: long}); err != nil {
+	if _, err := a.Send(ctxT(t), state.Outgoing{ChannelID: id, Content: long}); err != nil {
 		t.Fatal(err)
 	}
 	srv.Post(telegramtest.Incoming{Chat: forum, From: bob, Text: "in General"})
 	inbox.wait(t, 2)
-	if _, err := a.Send(ctxT(t), actions.Outgoing{ChannelID: id, Content: "to General"}); err != nil {
+	if _, err := a.Send(ctxT(t), state.Outgoing{ChannelID: id, Content: "to General"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := a.Send(ctxT(t), actions.Outgoing{ChannelID: id, Content: "replying in the topic", ReplyTo: "1"}); err != nil {
+	if _, err := a.Send(ctxT(t), state.Outgoing{ChannelID: id, Content: "replying in the topic", ReplyTo: "1"}); err != nil {
 		t.Fatal(err)
 	}
 	var threads []int

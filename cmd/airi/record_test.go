@@ -17,7 +17,6 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest"
 
-	"github.com/airi-go/airi/actions"
 	"github.com/airi-go/airi/adapters/console"
 	"github.com/airi-go/airi/planner"
 	"github.com/airi-go/airi/state"
@@ -132,7 +131,7 @@ type idAdapter struct {
 
 func (a *idAdapter) Name() string { return a.name }
 
-func (a *idAdapter) Send(_ context.Context, _ actions.Outgoing) (string, error) {
+func (a *idAdapter) Send(_ context.Context, _ state.Outgoing) (string, error) {
 	a.sent++
 	if a.sent <= len(a.fail) && a.fail[a.sent-1] != nil {
 		return "", a.fail[a.sent-1]

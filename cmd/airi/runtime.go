@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/airi-go/airi/planner/parse"
 	"strings"
 	"time"
 
@@ -12,6 +11,7 @@ import (
 
 	"github.com/airi-go/airi/actions"
 	"github.com/airi-go/airi/planner"
+	"github.com/airi-go/airi/planner/parse"
 	"github.com/airi-go/airi/prompts"
 	"github.com/airi-go/airi/scheduler"
 	"github.com/airi-go/airi/state"
@@ -21,7 +21,7 @@ import (
 // sender is what the runtime needs of an adapter to send through it.
 type sender interface {
 	Name() string
-	Send(ctx context.Context, out actions.Outgoing) (string, error)
+	Send(ctx context.Context, out state.Outgoing) (string, error)
 }
 
 // typer is the optional typing indicator of an adapter.
@@ -74,7 +74,7 @@ func (r *router) resolve(id string) (sender, string, error) {
 }
 
 // Send implements actions.Sender.
-func (r *router) Send(ctx context.Context, out actions.Outgoing) (string, error) {
+func (r *router) Send(ctx context.Context, out state.Outgoing) (string, error) {
 	a, id, err := r.resolve(out.ChannelID)
 	if err != nil {
 		return "", err

@@ -10,7 +10,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/airi-go/airi/actions"
 	"github.com/airi-go/airi/planner"
 	"github.com/airi-go/airi/scheduler"
 	"github.com/airi-go/airi/state"
@@ -45,7 +44,7 @@ type Opener func(ctx context.Context, w Wiring) (Runtime, error)
 
 // Sender is an adapter's send, for sends forwarded to a printing adapter.
 type Sender interface {
-	Send(ctx context.Context, out actions.Outgoing) (string, error)
+	Send(ctx context.Context, out state.Outgoing) (string, error)
 }
 
 // Options change what a replay compares and who watches it.
@@ -248,7 +247,7 @@ func heldBack(t *Tick) (int, bool) {
 func sendFailure(t *Tick) error {
 	switch r := t.Result; {
 	case strings.Contains(r, " may or may not have gone out"):
-		return fmt.Errorf("replay: recorded as of unknown outcome: %w", actions.ErrOutcomeUnknown)
+		return fmt.Errorf("replay: recorded as of unknown outcome: %w", state.ErrOutcomeUnknown)
 	case strings.HasPrefix(r, "send to ") && strings.Contains(r, " failed: "):
 		_, msg, _ := strings.Cut(r, " failed: ")
 		return errors.New(msg)
@@ -397,7 +396,7 @@ type Adapter struct {
 func (a *Adapter) Name() string { return a.name }
 
 // Send records the message and, with Options.Forward, passes it on.
-func (a *Adapter) Send(ctx context.Context, out actions.Outgoing) (string, error) {
+func (a *Adapter) Send(ctx context.Context, out state.Outgoing) (string, error) {
 	a.p.mu.Lock()
 	k := a.p.serving
 	a.p.mu.Unlock()

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"github.com/airi-go/airi/planner/parse"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/airi-go/airi/actions"
 	"github.com/airi-go/airi/planner"
+	"github.com/airi-go/airi/planner/parse"
 	"github.com/airi-go/airi/prompts"
 	"github.com/airi-go/airi/scheduler"
 	"github.com/airi-go/airi/scheduler/replay"
@@ -45,7 +45,7 @@ func (r *testRuntime) Close() error { return r.store.Close() }
 // router adapts the replay adapter to the handlers' Sender.
 type router struct{ a *replay.Adapter }
 
-func (r router) Send(ctx context.Context, out actions.Outgoing) (string, error) {
+func (r router) Send(ctx context.Context, out state.Outgoing) (string, error) {
 	return r.a.Send(ctx, out)
 }
 
@@ -310,9 +310,9 @@ func TestForwardAndObservers(t *testing.T) {
 	}
 }
 
-type forward struct{ sent []actions.Outgoing }
+type forward struct{ sent []state.Outgoing }
 
-func (f *forward) Send(_ context.Context, out actions.Outgoing) (string, error) {
+func (f *forward) Send(_ context.Context, out state.Outgoing) (string, error) {
 	f.sent = append(f.sent, out)
 	return "ignored", nil
 }
