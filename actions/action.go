@@ -71,4 +71,11 @@ type Result struct {
 	// out) or deliberately chose not to (continue); the scheduler uses it to
 	// tell a wake that ended on its cap with delivered messages unanswered.
 	Answered bool
+	// EndsTurn reports a send that went out (or a deliberate silence)
+	// without the model asking for more with "then": "next". Next stays
+	// as it was for the earlier turn semantics; under the send-ends
+	// semantics the scheduler ends the wake on it, unless messages arrived
+	// for the channel while the model was deciding or messages the wake
+	// delivered are still unanswered.
+	EndsTurn bool
 }

@@ -15,7 +15,18 @@ type SendMessage struct {
 	ChannelID string `json:"channelId" jsonschema:"minLength=1,description=Id of the channel to send to; the current channel or another one listed in the state."`
 	Content   string `json:"content" jsonschema:"description=Text of the message as it should appear in the chat."`
 	ReplyTo   string `json:"replyTo,omitempty" jsonschema:"description=Optional id of the message this one replies to."`
+	// Then says what follows a send that goes out: ThenEnd (the default
+	// when absent) ends the turn, ThenNext asks for another call.
+	Then string `json:"then,omitempty" jsonschema:"enum=next,enum=end" jsonschema_description:"\"next\" to act again after the send; \"end\" (the default) ends your turn."`
 }
+
+// Values of SendMessage.Then.
+const (
+	// ThenEnd ends the turn once the message went out (the default).
+	ThenEnd = "end"
+	// ThenNext asks for another call after the send.
+	ThenNext = "next"
+)
 
 // ReadUnreadMessages returns the unread messages of a channel and marks them read.
 type ReadUnreadMessages struct {

@@ -115,7 +115,9 @@ func (h *builtins) send(ctx context.Context, call Call) (Result, error) {
 	}
 	content := strings.TrimSpace(strings.ReplaceAll(p.Content, SilentToken, ""))
 	if content == "" {
-		return Result{OK: true, Answered: ch.ID == call.Channel, Text: "nothing sent: you chose to stay silent"}, nil
+		// Silence ends the turn unless the model asked for more.
+		more := p.Then == ThenNext
+		return Result{OK: true, Next: more, EndsTurn: !more, Answered: ch.ID == call.Channel, Text: "nothing sent: you chose to stay silent"}, nil
 	}
 	if call.MayAbort {
 		unread, err := h.deps.Store.Unread(ctx, ch.ID, 0)
@@ -163,7 +165,7 @@ func (h *builtins) send(ctx context.Context, call Call) (Result, error) {
 		return Result{}, fmt.Errorf("store sent message: %w", err)
 	}
 	return Result{
-		OK: true, Next: true, Answered: ch.ID == call.Channel,
+		OK: true, Next: true, Answered: ch.ID == call.Channel, EndsTurn: p.Then != ThenNext,
 		Text:    fmt.Sprintf("sent to %q", ch.ID),
 		Effects: []Effect{{Kind: "send", ChannelID: ch.ID, Content: content, ReplyTo: p.ReplyTo, MessageID: platformID}},
 	}, nil

@@ -26,7 +26,7 @@ func TestCatalogSchemas(t *testing.T) {
 		}
 	}
 	fields := r.Fields(NameSendMessage)
-	want := []Field{{"channelId", "string", true}, {"content", "string", true}, {"replyTo", "string", false}}
+	want := []Field{{"channelId", "string", true}, {"content", "string", true}, {"replyTo", "string", false}, {"then", "string", false}}
 	if len(fields) != len(want) {
 		t.Fatalf("send_message fields = %+v", fields)
 	}

@@ -10,13 +10,13 @@ type Handlers struct {
 func BuiltinSpecs(h Handlers) []Spec {
 	return []Spec{
 		{Name: NameSendMessage, Params: SendMessage{}, Handler: h.SendMessage,
-			Description: "Send one message to a channel. Read new messages first; never send twice in a row without new input."},
+			Description: "Send one message to a channel; it ends your turn. Read new messages first; never send twice in a row without new input."},
 		{Name: NameReadUnread, Params: ReadUnreadMessages{}, Handler: h.ReadUnread,
 			Description: "Read the messages of a channel that are still unread (beyond those shown in the state, or another channel's)."},
 		{Name: NameSleep, Params: Sleep{}, Handler: h.Sleep,
 			Description: "Pause this channel for a while; a new message wakes it early."},
 		{Name: NameContinue, Params: Continue{}, Handler: h.Continue,
-			Description: "End this turn and wait for something new to happen. Use it after replying, or when nothing needs a reply."},
+			Description: "End this turn and wait for something new to happen. Use it when nothing needs a reply."},
 		{Name: NameBreak, Params: Break{}, Handler: h.Break,
 			Description: "End this turn and forget the action history of this channel, starting fresh."},
 		{Name: NameListChannels, Params: ListChannels{}, Handler: h.ListChannels,

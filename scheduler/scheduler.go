@@ -79,6 +79,34 @@ type Config struct {
 	// Allowed, when non-nil, says whether the bot may act in a channel.
 	Allowed func(channelID string) bool
 	Now     func() time.Time
+	// Turn is how a wake ends after a send; empty means TurnSendEnds.
+	Turn Turn
+}
+
+// Turn names the turn semantics a scheduler runs under: what ends a wake
+// once the model has replied. Recorded sessions carry it, so that a
+// session replays under the semantics it was recorded with.
+type Turn string
+
+// Turn semantics.
+const (
+	// TurnSendEnds: a send that goes out ends the wake unless the answer
+	// says "then": "next"; a failed or held-back send, messages that
+	// arrived while the model was deciding, and messages of the wake still
+	// unanswered (a send to another channel) give the next call.
+	TurnSendEnds Turn = "send-ends"
+	// TurnContinue: every send gives the next call and the model ends
+	// the wake with continue (sessions recorded before send-ends).
+	TurnContinue Turn = "continue"
+)
+
+// Validate reports an unknown turn semantics.
+func (t Turn) Validate() error {
+	switch t {
+	case TurnSendEnds, TurnContinue:
+		return nil
+	}
+	return fmt.Errorf("unknown turn semantics %q: want %q or %q", string(t), TurnSendEnds, TurnContinue)
 }
 
 func (c *Config) defaults() {
@@ -111,6 +139,9 @@ func (c *Config) defaults() {
 	}
 	if c.Now == nil {
 		c.Now = time.Now
+	}
+	if c.Turn == "" {
+		c.Turn = TurnSendEnds
 	}
 }
 
@@ -169,6 +200,9 @@ func New(cfg Config, deps Deps) (*Scheduler, error) {
 	}
 	if deps.Dispatcher == nil {
 		errs = append(errs, errors.New("scheduler: no dispatcher"))
+	}
+	if err := cfg.Turn.Validate(); err != nil {
+		errs = append(errs, fmt.Errorf("scheduler: %w", err))
 	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, err

@@ -227,8 +227,8 @@ func TestBurstIsReadTogether(t *testing.T) {
 			t.Errorf("first request does not show %q:\n%s", s, first)
 		}
 	}
-	if len(reqs) != 2 {
-		t.Errorf("model called %d times, want 2 (send, then continue)", len(reqs))
+	if len(reqs) != 1 {
+		t.Errorf("model called %d times, want 1 (the send ends the turn)", len(reqs))
 	}
 }
 
@@ -517,7 +517,7 @@ func TestUnparsedTickShowsItsMessagesAgain(t *testing.T) {
 			h.say("second ping2")
 			return "Let me think about what to say.", nil
 		case 2:
-			return `{"action":"send_message","channelId":"c1","content":"pong 1 2"}`, nil
+			return `{"action":"send_message","channelId":"c1","content":"pong 1 2","then":"next"}`, nil
 		}
 		return `{"action":"continue"}`, nil
 	})

@@ -42,6 +42,8 @@ type tickOutcome struct {
 	res         actions.Result
 	interrupted bool
 	modelErr    error
+	// watermark is the newest stored message id when the request was built.
+	watermark int64
 }
 
 // Wake runs one wake of a channel now, in the caller's goroutine, with the
@@ -110,7 +112,7 @@ func (l *loop) wake(ctx context.Context, trig Trigger) WakeReport {
 			rep.Sleep = out.res.Sleep
 			break
 		}
-		if !out.res.Next {
+		if !l.next(ctx, out, unanswered) {
 			break
 		}
 		if rep.Iterations >= s.cfg.MaxIterations {
@@ -119,6 +121,40 @@ func (l *loop) wake(ctx context.Context, trig Trigger) WakeReport {
 	}
 	rep.Unanswered = unanswered
 	return rep
+}
+
+// next decides whether the wake goes on after a tick. Under the send-ends
+// semantics a send that went out ends the wake unless messages arrived for
+// the channel while the model was deciding, or messages the wake delivered
+// are still unanswered (the send went to another channel).
+func (l *loop) next(ctx context.Context, out tickOutcome, unanswered bool) bool {
+	if l.s.cfg.Turn != TurnSendEnds || !out.res.EndsTurn {
+		return out.res.Next
+	}
+	if unanswered {
+		return true
+	}
+	fresh, err := l.arrivedSince(ctx, out.watermark)
+	if err != nil {
+		// Another call is the safe side: the model sees what is new.
+		l.s.log.Warn("check for messages that arrived during the tick", zap.String("channel", l.id), zap.Error(err))
+		return true
+	}
+	return fresh
+}
+
+// arrivedSince reports unread messages of the channel newer than watermark.
+func (l *loop) arrivedSince(ctx context.Context, watermark int64) (bool, error) {
+	unread, err := l.s.deps.Store.Unread(ctx, l.id, 0)
+	if err != nil {
+		return false, fmt.Errorf("read unread: %w", err)
+	}
+	for _, m := range unread {
+		if m.ID > watermark {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 // tick runs one model call and the action it produced.
@@ -187,7 +223,7 @@ func (l *loop) tick(ctx context.Context, w *wakeState) tickOutcome {
 			return fail("mark delivered messages read", err)
 		}
 	}
-	out := tickOutcome{delivered: len(in.Incoming)}
+	out := tickOutcome{delivered: len(in.Incoming), watermark: watermark}
 
 	actRec := state.ActionRecord{ChannelID: l.id, Wake: w.id, Time: now}
 	parsed, perr := s.deps.Parser.Parse(resp.Content)

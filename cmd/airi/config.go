@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/airi-go/airi/scheduler"
 )
 
 // config is every setting of DESIGN §14. Defaults, then the YAML file
@@ -47,6 +49,11 @@ type config struct {
 
 	AdminAddr, AdminToken string
 	LogLevel, LogFormat   string
+
+	// Turn is the turn semantics the runtime runs under. It is not a
+	// setting: empty means the scheduler's (a send ends the wake); replay
+	// sets it from a session's header.
+	Turn scheduler.Turn
 }
 
 // settingNames lists the variables, for the YAML file's keys.

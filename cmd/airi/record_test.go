@@ -19,6 +19,7 @@ import (
 
 	"github.com/airi-go/airi/adapters/console"
 	"github.com/airi-go/airi/planner"
+	"github.com/airi-go/airi/scheduler"
 	"github.com/airi-go/airi/state"
 	"github.com/airi-go/airi/state/sqlite"
 )
@@ -166,7 +167,11 @@ type sessionScript struct {
 	firstID int
 	// sendErrors fail the adapter's first sends.
 	sendErrors []error
-	play       func(r *recording)
+	// turn is the turn semantics recorded under (empty: the runtime's).
+	// The sessions recorded before a send ended the turn keep theirs, so
+	// that they go on showing that older sessions replay.
+	turn scheduler.Turn
+	play func(r *recording)
 }
 
 func (sc sessionScript) record(t testing.TB, dbPath string) *recording {
@@ -181,6 +186,7 @@ func (sc sessionScript) record(t testing.TB, dbPath string) *recording {
 		t.Fatal(err)
 	}
 	cfg.DBPath = dbPath
+	cfg.Turn = sc.turn
 	log := zap.NewNop()
 	if tl, ok := t.(*testing.T); ok {
 		log = zaptest.NewLogger(tl, zaptest.Level(zap.WarnLevel))
@@ -275,14 +281,13 @@ func sessionScripts() []sessionScript {
 		{
 			file: "direct-chat.jsonl", channel: con, start: day,
 			steps: []scriptStep{
+				// A send ends the turn: one call per reply.
 				{answer: sendAnswer("console", "on shift, kettle on. quiet so far, just the 22:00 ferry to check in. you?"), latency: millis(1400)},
-				{answer: continueAnswer, latency: millis(600)},
-				{answer: `{"action":"send_message","parameters":{"channelId":"console","content":"clear till midnight, then fog off the point. two moths on the antenna mast, which is a lot for march."},"reasoning":"they asked about the logbook; tonight's entry is short"}`, latency: millis(1900)},
+				// Asking for more with "then": "next", then ending the turn.
+				{answer: `{"action":"send_message","parameters":{"channelId":"console","content":"clear till midnight, then fog off the point. two moths on the antenna mast, which is a lot for march.","then":"next"},"reasoning":"they asked about the logbook; tonight's entry is short"}`, latency: millis(1900)},
 				{answer: continueAnswer, latency: millis(500)},
 				{answer: sendAnswer("console", "assam, strong enough to stand a spoon in. no sugar, obviously."), latency: millis(1200)},
-				{answer: continueAnswer, latency: millis(450)},
 				{answer: sendAnswer("console", "night. I'll log you as a clear sky."), latency: millis(1100)},
-				{answer: continueAnswer, latency: millis(400)},
 			},
 			play: func(r *recording) {
 				r.say(scriptLine{from: "you", text: "hey juni, you on shift tonight?"})
@@ -299,10 +304,8 @@ func sessionScripts() []sessionScript {
 			file: "group-burst.jsonl", channel: group, start: day.Add(time.Hour), firstID: 100,
 			steps: []scriptStep{
 				{answer: `{"action":"send_message","channelId":"-1001234567890","content":"saw it. kp 5 after midnight, north of the harbour if the fog holds off. tomas, the printer can wait.","replyTo":"103"}`, latency: millis(2100)},
-				{answer: continueAnswer, latency: millis(700)},
 				{answer: continueAnswer, latency: millis(650)},
 				{answer: sendAnswer("-1001234567890", "fog? the date, the time, and \"fog\". the log has been saying fog since tuesday."), latency: millis(1500)},
-				{answer: continueAnswer, latency: millis(500)},
 			},
 			play: func(r *recording) {
 				// A burst read together: four messages inside the debounce.
@@ -324,7 +327,7 @@ func sessionScripts() []sessionScript {
 			},
 		},
 		{
-			file: "malformed-answers.jsonl", start: day.Add(2 * time.Hour), firstID: 7000,
+			file: "malformed-answers.jsonl", turn: scheduler.TurnContinue, start: day.Add(2 * time.Hour), firstID: 7000,
 			channel: state.Channel{ID: "4417", Platform: "satori", Title: "Lin"},
 			steps: []scriptStep{
 				{answer: "```json\n{\"action\": \"send_message\", \"channelId\": \"4417\", \"content\": \"bulletin says showers after ten, clearing by evening\",}\n```", latency: millis(1700)},
@@ -346,7 +349,7 @@ func sessionScripts() []sessionScript {
 			},
 		},
 		{
-			file: "aborted-send.jsonl", start: day.Add(3 * time.Hour), firstID: 300,
+			file: "aborted-send.jsonl", turn: scheduler.TurnContinue, start: day.Add(3 * time.Hour), firstID: 300,
 			channel: state.Channel{ID: "412345678", Platform: "telegram", Title: "Rui"},
 			steps: []scriptStep{
 				// Rui's second message cancels the first call; the wake plans again with both.
@@ -363,7 +366,7 @@ func sessionScripts() []sessionScript {
 			},
 		},
 		{
-			file: "sleep-woken.jsonl", start: day.Add(4 * time.Hour), firstID: 0,
+			file: "sleep-woken.jsonl", turn: scheduler.TurnContinue, start: day.Add(4 * time.Hour), firstID: 0,
 			channel: state.Channel{ID: "console", Platform: console.Name, Title: "terminal chat with sam"},
 			steps: []scriptStep{
 				{answer: sendAnswer("console", "go, I'll keep the kettle warm."), latency: millis(1200)},
@@ -384,7 +387,7 @@ func sessionScripts() []sessionScript {
 			},
 		},
 		{
-			file: "outages.jsonl", start: day.Add(5 * time.Hour), firstID: 900,
+			file: "outages.jsonl", turn: scheduler.TurnContinue, start: day.Add(5 * time.Hour), firstID: 900,
 			channel:    state.Channel{ID: "88231", Platform: "satori", Group: true, Title: "harbour radio club"},
 			sendErrors: []error{errors.New("satori: message.create: 502 Bad Gateway")},
 			steps: []scriptStep{
@@ -413,16 +416,19 @@ func TestRecordSessions(t *testing.T) {
 		t.Skip("run with -record to record testdata/sessions anew")
 	}
 	for _, sc := range sessionScripts() {
-		r := sc.record(t, filepath.Join(t.TempDir(), "airi.db"))
-		out := r.export()
-		r.close()
-		if err := os.WriteFile(filepath.Join(sessionsDir, sc.file), out, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		if sc.file == "direct-chat.jsonl" {
-			if err := os.WriteFile(filepath.Join("demo", "session.jsonl"), out, 0o644); err != nil {
+		// One subtest per file, so that -run picks the sessions to record.
+		t.Run(strings.TrimSuffix(sc.file, ".jsonl"), func(t *testing.T) {
+			r := sc.record(t, filepath.Join(t.TempDir(), "airi.db"))
+			out := r.export()
+			r.close()
+			if err := os.WriteFile(filepath.Join(sessionsDir, sc.file), out, 0o644); err != nil {
 				t.Fatal(err)
 			}
-		}
+			if sc.file == "direct-chat.jsonl" {
+				if err := os.WriteFile(filepath.Join("demo", "session.jsonl"), out, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+		})
 	}
 }

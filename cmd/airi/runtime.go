@@ -197,6 +197,7 @@ func openRuntime(ctx context.Context, cfg config, log *zap.Logger, opt runtimeOp
 		SendUser:      cfg.SendUser,
 		Allowed:       allowed,
 		Now:           opt.Now,
+		Turn:          cfg.Turn,
 	}, scheduler.Deps{
 		Store:      rt.store,
 		Prompter:   rt.builder,

@@ -84,7 +84,7 @@ func exportSessions(ctx context.Context, store *sqlite.Store, cfg config, filter
 		}
 		bot = src.Current().BotName()
 	}
-	sessions, err := replay.Export(ctx, store, replay.ExportOptions{Filter: filter, Bot: bot, Settings: sessionSettings(cfg)})
+	sessions, err := replay.Export(ctx, store, replay.ExportOptions{Filter: filter, Bot: bot, Settings: sessionSettings(cfg), Turn: cfg.Turn})
 	if errors.Is(err, state.ErrNotFound) {
 		return 0, nil
 	}
@@ -129,6 +129,7 @@ func replayConfig(cfg config, h *replay.Header) config {
 	}
 	cfg.SendUser = st.SendUser
 	cfg.AllowChannels = st.AllowChannels
+	cfg.Turn = h.TurnSemantics()
 	cfg.ContinueDelay = 0
 	return cfg
 }

@@ -389,6 +389,10 @@ func appendBuiltin(dst []byte, a actions.Action) ([]byte, bool) {
 			dst = append(dst, `,"replyTo":`...)
 			dst = appendJSONString(dst, p.ReplyTo)
 		}
+		if p.Then != "" {
+			dst = append(dst, `,"then":`...)
+			dst = appendJSONString(dst, p.Then)
+		}
 	case *actions.ReadUnreadMessages:
 		if p == nil {
 			return dst, false

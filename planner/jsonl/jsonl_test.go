@@ -82,6 +82,7 @@ func TestActionEncoderMatchesMarshalJSON(t *testing.T) {
 	tests := []actions.Action{
 		{Name: "send_message", Params: &actions.SendMessage{ChannelID: "42", Content: "hi <b> & \"q\" \\ \n\t\u2028 \x01 é 😀 \xff"}},
 		{Name: "send_message", Params: &actions.SendMessage{ChannelID: "-100", Content: "", ReplyTo: "7"}},
+		{Name: "send_message", Params: &actions.SendMessage{ChannelID: "-100", Content: "more", ReplyTo: "7", Then: actions.ThenNext}},
 		{Name: "sleep", Params: &actions.Sleep{}},
 		{Name: "sleep", Params: &actions.Sleep{Duration: &d}},
 		{Name: "sleep", Params: &actions.Sleep{Duration: &big}},

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/airi-go/airi/scheduler"
 	"github.com/airi-go/airi/state"
 )
 
@@ -24,6 +25,9 @@ type ExportOptions struct {
 	Bot string
 	// Settings are written into every header.
 	Settings Settings
+	// Turn is the turn semantics the ticks ran under; empty means the
+	// scheduler's default.
+	Turn scheduler.Turn
 }
 
 // Export builds sessions from the ticks and events recorded in a store:
@@ -70,7 +74,11 @@ func Export(ctx context.Context, src Source, opt ExportOptions) ([]*Session, err
 }
 
 func build(ch state.Channel, events []state.Message, ticks []state.Tick, opt ExportOptions) (*Session, error) {
-	s := &Session{Header: Header{Session: Version, Channel: ch, Bot: opt.Bot, Platform: ch.Platform, Settings: opt.Settings}}
+	turn := opt.Turn
+	if turn == "" {
+		turn = scheduler.TurnSendEnds
+	}
+	s := &Session{Header: Header{Session: Version, Channel: ch, Bot: opt.Bot, Platform: ch.Platform, Turn: turnField(turn), Settings: opt.Settings}}
 	// Events come in arrival (id) order; a platform's clock can disagree
 	// with arrival by a little, so sort stably by time only for merging.
 	sort.SliceStable(events, func(i, j int) bool { return events[i].Time.Before(events[j].Time) })

@@ -78,6 +78,7 @@ func opener(t testing.TB, promptsDir string) replay.Opener {
 		sched, err := scheduler.New(scheduler.Config{
 			MaxIterations: st.MaxIterations, ContinueDelay: -1, Interrupt: st.Interrupt,
 			HistoryLimit: st.History, BotName: bot, Language: st.Language, SendUser: st.SendUser, Now: w.Now,
+			Turn: w.Header.TurnSemantics(),
 		}, scheduler.Deps{
 			Store: store, Prompter: planner.NewBuilder(src, reg, planner.BuilderOptions{HistoryLimit: st.History}),
 			Model: w.Model, Parser: parse.New(reg), Dispatcher: reg, OnTick: w.OnTick, Logger: log,

@@ -7,11 +7,13 @@
 // A session is JSON Lines: one JSON object per line, keys in a fixed order
 // so that files diff well. The first line is the header:
 //
-//	{"airi_session":1,"channel":{...},"bot":"Juni","platform":"console","settings":{...}}
+//	{"airi_session":1,"channel":{...},"bot":"Juni","platform":"console","turn":"send-ends","settings":{...}}
 //
 // channel is the conversation as the store knows it (id, platform, group,
 // title, members); bot is the name the bot went by; platform is the adapter
-// that reached the channel; settings are the knobs that change what the
+// that reached the channel; turn is the turn semantics the session ran
+// under ("send-ends"; absent for sessions recorded under the earlier
+// "continue" semantics); settings are the knobs that change what the
 // runtime renders or decides (history window, iterations per wake,
 // response language, a configured bot name, interrupts, the longest sleep).
 //
@@ -45,6 +47,7 @@ import (
 	"time"
 
 	"github.com/airi-go/airi/actions"
+	"github.com/airi-go/airi/scheduler"
 	"github.com/airi-go/airi/state"
 )
 
@@ -64,7 +67,27 @@ type Header struct {
 	Channel  state.Channel `json:"channel"`
 	Bot      string        `json:"bot,omitempty"`
 	Platform string        `json:"platform"`
-	Settings Settings      `json:"settings"`
+	// Turn is the turn semantics the session ran under ("send-ends");
+	// absent means "continue", the semantics of sessions recorded before.
+	Turn     string   `json:"turn,omitempty"`
+	Settings Settings `json:"settings"`
+}
+
+// TurnSemantics returns the turn semantics the session ran under.
+func (h *Header) TurnSemantics() scheduler.Turn {
+	if h.Turn == "" {
+		return scheduler.TurnContinue
+	}
+	return scheduler.Turn(h.Turn)
+}
+
+// turnField is the header value for t: absent for the earlier semantics,
+// so that sessions recorded under them keep their header as it was.
+func turnField(t scheduler.Turn) string {
+	if t == scheduler.TurnContinue {
+		return ""
+	}
+	return string(t)
 }
 
 // Settings are the runtime settings a replay needs to render and decide
@@ -264,6 +287,9 @@ func Read(r io.Reader) ([]*Session, error) {
 				return nil, fmt.Errorf("line %d: header: %w", line, err)
 			}
 			if err := cur.Header.Channel.Validate(); err != nil {
+				return nil, fmt.Errorf("line %d: header: %w", line, err)
+			}
+			if err := cur.Header.TurnSemantics().Validate(); err != nil {
 				return nil, fmt.Errorf("line %d: header: %w", line, err)
 			}
 			if cur.Header.Platform == "" {
