@@ -76,10 +76,10 @@ func editSession(t *testing.T, name string, edit func(s *replay.Session)) string
 }
 
 func TestReplayReportsDivergence(t *testing.T) {
-	// Tick 5 of direct-chat sent the tea answer; the model now answers
+	// Tick 4 of direct-chat sent the tea answer; the model now answers
 	// continue instead.
 	changed := editSession(t, "direct-chat.jsonl", func(s *replay.Session) {
-		s.Ticks()[4].Raw = `{"action":"continue"}`
+		s.Ticks()[3].Raw = `{"action":"continue"}`
 	})
 	good := filepath.Join(sessionsDir, "group-burst.jsonl")
 	code, out, errOut := runCommand(t, nil, "replay", good, changed)
@@ -87,8 +87,8 @@ func TestReplayReportsDivergence(t *testing.T) {
 		t.Fatalf("exit %d, want %d\n%s\n%s", code, exitFailure, out, errOut)
 	}
 	want := []string{
-		"ok   " + good + ": 5 ticks match",
-		"FAIL " + changed + ": tick 5 (wake ",
+		"ok   " + good + ": 3 ticks match",
+		"FAIL " + changed + ": tick 4 (wake ",
 		"action differs",
 		`expected: {"action":"send_message","channelId":"console","content":"assam, strong enough to stand a spoon in. no sugar, obviously."}`,
 		`got:      {"action":"continue"}`,
@@ -133,12 +133,12 @@ func TestReplayPromptEdit(t *testing.T) {
 		t.Fatalf("--prompts: exit %d, want 0 (a prompt change is no failure)\n%s\n%s", code, out, errOut)
 	}
 	want := []string{
-		"ok   " + file + ": 8 ticks match\n",
-		"prompt changed in " + file + ": 8 of its ticks\n",
+		"ok   " + file + ": 5 ticks match\n",
+		"prompt changed in " + file + ": 5 of its ticks\n",
 		"--- recorded tick 1\n+++ replayed tick 1\n@@ -1,7 +1,7 @@\n === message 1 (system)\n",
 		"\n-Voice: " + from,
 		"\n+Voice: " + to,
-		"(the same change in ticks 2-8)\n",
+		"(the same change in ticks 2-5)\n",
 	}
 	for _, w := range want {
 		if !strings.Contains(out, w) {
@@ -228,9 +228,11 @@ func TestDemo(t *testing.T) {
 	want := []string{
 		"> you: hey juni, you on shift tonight?\n",
 		"tick 1 [message] send_message -> sent to \"console\"\nJuni: on shift, kettle on.",
-		"tick 2 [message] continue -> waiting for something new\n",
-		"tick 8 [message] continue",
-		"8 ticks, 4 message(s) sent.",
+		// "then": "next" asks for a second call, which ends the turn.
+		"tick 2 [message] send_message -> sent to \"console\"\nJuni: clear till midnight",
+		"tick 3 [message] continue -> waiting for something new\n> you: what tea",
+		"tick 5 [message] send_message -> sent to \"console\"\nJuni: night.",
+		"5 ticks, 4 message(s) sent.",
 	}
 	for _, w := range want {
 		if !strings.Contains(out, w) {
@@ -281,7 +283,7 @@ func TestTicksExport(t *testing.T) {
 	if len(ss) != 2 || ss[0].Header.Channel.ID != "-1001234567890" || ss[1].Header.Channel.ID != "console" {
 		t.Fatalf("want the group then the console session, got %d sessions", len(ss))
 	}
-	if n := len(ss[1].Ticks()); n != 8 || ss[1].Header.Bot != "Juni" || !ss[1].Header.Settings.Interrupt {
+	if n := len(ss[1].Ticks()); n != 5 || ss[1].Header.Bot != "Juni" || !ss[1].Header.Settings.Interrupt || ss[1].Header.Turn != "send-ends" {
 		t.Errorf("console session: %d ticks, header %+v", n, ss[1].Header)
 	}
 	// What was exported replays cleanly, both sessions of the one file.
@@ -290,13 +292,13 @@ func TestTicksExport(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, rep, _ := runCommand(t, nil, "replay", file)
-	if code != exitOK || !strings.Contains(rep, file+"#1 (channel -1001234567890): 5 ticks match") || !strings.Contains(rep, file+"#2 (channel console): 8 ticks match") {
+	if code != exitOK || !strings.Contains(rep, file+"#1 (channel -1001234567890): 3 ticks match") || !strings.Contains(rep, file+"#2 (channel console): 5 ticks match") {
 		t.Errorf("replay of the export: exit %d\n%s", code, rep)
 	}
 
 	t.Run("piped into replay", func(t *testing.T) {
 		code, rep, _ := runCommandIn(t, out, nil, "replay", "-")
-		if code != exitOK || !strings.Contains(rep, "ok   stdin#2 (channel console): 8 ticks match") {
+		if code != exitOK || !strings.Contains(rep, "ok   stdin#2 (channel console): 5 ticks match") {
 			t.Errorf("exit %d\n%s", code, rep)
 		}
 	})
