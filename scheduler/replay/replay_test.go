@@ -177,9 +177,9 @@ func TestDivergence(t *testing.T) {
 			got:  "no action, parse error",
 		},
 		{
-			name: "wake asks for a tick the recording lacks", file: "direct-chat.jsonl", tick: 1, what: "extra tick",
+			name: "wake asks for a tick the recording lacks", file: "direct-chat.jsonl", tick: 2, what: "extra tick",
 			edit: func(t *testing.T, s *replay.Session) {
-				// Drop tick 2 (the continue after the first send).
+				// Drop tick 3 (the continue after the send that asked for more).
 				for i, it := range s.Items {
 					if it.Tick != nil && it.Tick.Raw == `{"action":"continue"}` {
 						s.Items = append(s.Items[:i], s.Items[i+1:]...)
@@ -191,7 +191,7 @@ func TestDivergence(t *testing.T) {
 			got: "recording has no answer",
 		},
 		{
-			name: "wake ends early", file: "direct-chat.jsonl", tick: 2, what: "missing tick",
+			name: "wake ends early", file: "direct-chat.jsonl", tick: 3, what: "missing tick",
 			edit: func(t *testing.T, s *replay.Session) { s.Header.Settings.MaxIterations = 1 },
 		},
 		{
@@ -302,7 +302,7 @@ func TestForwardAndObservers(t *testing.T) {
 	if len(events) != 4 || events[0] != "hey juni, you on shift tonight?" {
 		t.Errorf("events = %q", events)
 	}
-	want := "send_message continue send_message continue send_message continue send_message continue"
+	want := "send_message send_message continue send_message send_message"
 	if got := strings.Join(ticks, " "); got != want {
 		t.Errorf("ticks = %s, want %s", got, want)
 	}
