@@ -1,6 +1,7 @@
 package main
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/airi-go/airi/planner/openai/openaitest"
@@ -25,5 +26,34 @@ func TestChatOneCallPerReply(t *testing.T) {
 	t.Logf("%d messages, %d model calls (%.2f per message)", len(msgs), calls, perMessage)
 	if perMessage > 1.15 {
 		t.Errorf("%.2f model calls per user message, want at most 1.15", perMessage)
+	}
+}
+
+// TestParseThen: airi parse keeps what follows a send, in the flat, the
+// wrapped and the tool-call form, and refuses a value it does not know.
+func TestParseThen(t *testing.T) {
+	tests := []struct {
+		name, in string
+		code     int
+		want     string
+	}{
+		{"flat", `{"action":"send_message","channelId":"1","content":"hi","then":"next"}`, exitOK,
+			`{"action":{"action":"send_message","channelId":"1","content":"hi","then":"next"}}`},
+		{"wrapped", `{"action":"send_message","parameters":{"channelId":"1","content":"hi","then":"end"},"reasoning":"done"}`, exitOK,
+			`{"action":{"action":"send_message","channelId":"1","content":"hi","then":"end"},"reasoning":"done"}`},
+		{"tool call", `{"name":"send_message","arguments":"{\"channelId\":\"1\",\"content\":\"hi\",\"then\":\"next\"}"}`, exitOK,
+			`{"action":{"action":"send_message","channelId":"1","content":"hi","then":"next"}}`},
+		{"unknown value", `{"action":"send_message","channelId":"1","content":"hi","then":"later"}`, exitFailure, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, errOut := runCommandIn(t, tc.in, nil, "parse")
+			if code != tc.code || strings.TrimSpace(out) != tc.want {
+				t.Errorf("exit %d, stdout %s, stderr %s; want exit %d, %s", code, out, errOut, tc.code, tc.want)
+			}
+			if tc.code == exitFailure && !strings.Contains(errOut, "then must be one of") {
+				t.Errorf("stderr %q does not say what then takes", errOut)
+			}
+		})
 	}
 }
