@@ -202,3 +202,7 @@ func (s *Store) currentReplica() *Replica {
 	defer s.mu.Unlock()
 	return s.replica
 }
+
+// Pool returns the store's connection pool, for operations and tests that
+// read the replica tables directly.
+func (s *Store) Pool() *pgxpool.Pool { return s.pool }

@@ -3,10 +3,11 @@ package postgres
 import (
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"os"
 	"sync"
 	"time"
@@ -252,11 +253,8 @@ func owner(live []string, channelID string) string {
 		bestScore uint64
 	)
 	for _, id := range live {
-		h := fnv.New64a()
-		h.Write([]byte(id))
-		h.Write([]byte{0})
-		h.Write([]byte(channelID))
-		if sc := h.Sum64(); best == "" || sc > bestScore {
+		sum := sha256.Sum256([]byte(id + "\x00" + channelID))
+		if sc := binary.BigEndian.Uint64(sum[:8]); best == "" || sc > bestScore {
 			best, bestScore = id, sc
 		}
 	}
