@@ -47,8 +47,6 @@ type config struct {
 
 	SatoriWSURL, SatoriAPIBaseURL, SatoriToken string
 	TelegramToken, TelegramAPIBaseURL          string
-	TelegramWebhookURL, TelegramWebhookSecret  string
-	WebhookAddr                                string
 
 	AdminAddr, AdminToken string
 	LogLevel, LogFormat   string
@@ -60,8 +58,7 @@ var settingNames = []string{
 	"LLM_JSON_MODE", "LLM_EXTRA_BODY", "LLM_RESPONSE_LANGUAGE", "LLM_SEND_USER", "AIRI_BOT_NAME",
 	"PROMPTS_DIR", "DB_PATH", "DATABASE_URL", "AIRI_LEASE_TTL", "AIRI_HISTORY", "AIRI_DEBOUNCE", "AIRI_TICK_INTERVAL", "AIRI_MAX_ITERATIONS",
 	"AIRI_CONTINUE_DELAY", "AIRI_SLEEP_MAX", "AIRI_MODEL_CONCURRENCY", "AIRI_INTERRUPT", "AIRI_ALLOW_CHANNELS",
-	"SATORI_WS_URL", "SATORI_API_BASE_URL", "SATORI_TOKEN", "TELEGRAM_BOT_TOKEN", "TELEGRAM_API_BASE_URL",
-	"TELEGRAM_WEBHOOK_URL", "TELEGRAM_WEBHOOK_SECRET", "AIRI_WEBHOOK_ADDR", "AIRI_ADMIN_ADDR", "AIRI_ADMIN_TOKEN", "LOG_LEVEL", "LOG_FORMAT",
+	"SATORI_WS_URL", "SATORI_API_BASE_URL", "SATORI_TOKEN", "TELEGRAM_BOT_TOKEN", "TELEGRAM_API_BASE_URL", "AIRI_ADMIN_ADDR", "AIRI_ADMIN_TOKEN", "LOG_LEVEL", "LOG_FORMAT",
 }
 
 // loadConfig reads the optional YAML file and the environment. Every
@@ -123,7 +120,7 @@ func parseConfig(v map[string]string) (config, error) {
 		DBPath: "./data/airi.db", History: 20, Debounce: 800 * time.Millisecond, TickInterval: 60 * time.Second,
 		MaxIterations: 5, ContinueDelay: time.Second, SleepMax: 10 * time.Minute, Concurrency: 8,
 		Interrupt: "cancel", TelegramAPIBaseURL: "https://api.telegram.org", AdminAddr: "127.0.0.1:7070",
-		LogLevel: "info", LeaseTTL: 15 * time.Second, WebhookAddr: ":8443",
+		LogLevel: "info", LeaseTTL: 15 * time.Second,
 	}
 	var errs []error
 	bad := func(name, val, want string) {
@@ -237,17 +234,6 @@ func parseConfig(v map[string]string) (config, error) {
 	str("SATORI_TOKEN", &c.SatoriToken)
 	str("TELEGRAM_BOT_TOKEN", &c.TelegramToken)
 	str("TELEGRAM_API_BASE_URL", &c.TelegramAPIBaseURL)
-	str("TELEGRAM_WEBHOOK_URL", &c.TelegramWebhookURL)
-	str("TELEGRAM_WEBHOOK_SECRET", &c.TelegramWebhookSecret)
-	str("AIRI_WEBHOOK_ADDR", &c.WebhookAddr)
-	if c.TelegramWebhookURL != "" {
-		if p, err := url.Parse(c.TelegramWebhookURL); err != nil || p.Scheme != "https" && p.Scheme != "http" || p.Host == "" {
-			bad("TELEGRAM_WEBHOOK_URL", c.TelegramWebhookURL, "want the public https:// URL Telegram posts updates to")
-		}
-		if !validWebhookSecret(c.TelegramWebhookSecret) {
-			errs = append(errs, errors.New("TELEGRAM_WEBHOOK_SECRET: required with TELEGRAM_WEBHOOK_URL: 1 to 256 characters of A-Z, a-z, 0-9, _ and -"))
-		}
-	}
 	str("AIRI_ADMIN_ADDR", &c.AdminAddr)
 	str("AIRI_ADMIN_TOKEN", &c.AdminToken)
 	str("LOG_LEVEL", &c.LogLevel)
@@ -287,18 +273,4 @@ func (c config) requireModel() error {
 		errs = append(errs, errors.New("LLM_MODEL is not set: name the model to use, e.g. gpt-4o-mini or qwen2.5:7b"))
 	}
 	return errors.Join(errs...)
-}
-
-// validWebhookSecret reports whether s is a secret Telegram accepts for
-// the X-Telegram-Bot-Api-Secret-Token header.
-func validWebhookSecret(s string) bool {
-	if len(s) == 0 || len(s) > 256 {
-		return false
-	}
-	for _, r := range s {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-') {
-			return false
-		}
-	}
-	return true
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -89,6 +88,3 @@ func (a *app) cmdMigrate(ctx context.Context, args []string) int {
 	fmt.Fprintf(a.stdout, "PostgreSQL schema %s is at version %d\n", s.Schema(), v)
 	return exitOK
 }
-
-// errNoReplicas is returned where a setting needs PostgreSQL.
-var errNoReplicas = errors.New("needs DATABASE_URL: several replicas share one PostgreSQL database")

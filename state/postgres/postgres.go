@@ -52,7 +52,8 @@ type Store struct {
 
 // Open connects to the database at dsn (a postgres:// URL or a key=value
 // string; a search_path parameter selects the schema) and, with
-// opts.Migrate, applies pending migrations.
+// opts.Migrate, applies pending migrations. A schema behind this build
+// is an error; a newer one (a rolling deploy under way) is accepted.
 func Open(ctx context.Context, dsn string, logger *zap.Logger, opts Options) (_ *Store, err error) {
 	if logger == nil {
 		logger = zap.NewNop()
@@ -95,8 +96,13 @@ func Open(ctx context.Context, dsn string, logger *zap.Logger, opts Options) (_ 
 	if err != nil {
 		return nil, fmt.Errorf("open postgres store %s: %w", where, err)
 	}
-	if v != SchemaVersion() {
+	switch {
+	case v < SchemaVersion():
 		return nil, fmt.Errorf("open postgres store %s: schema version %d, this build needs %d: run `airi migrate`", where, v, SchemaVersion())
+	case v > SchemaVersion():
+		// Migrations only add, so an older build keeps working during a
+		// rolling deploy.
+		s.logger.Info("the schema is newer than this build", zap.Int("schema", v), zap.Int("build", SchemaVersion()))
 	}
 	return s, nil
 }

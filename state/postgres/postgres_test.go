@@ -104,3 +104,20 @@ func containsSecret(s string) bool {
 	}
 	return false
 }
+
+// TestNewerSchema: during a rolling deploy the old build opens a schema a
+// newer build migrated, and leaves it as it is.
+func TestNewerSchema(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	s := open(t, dsn)
+	ctx := context.Background()
+	if _, err := s.Pool().Exec(ctx, `INSERT INTO schema_migrations (version) VALUES ($1)`, postgres.SchemaVersion()+1); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	s2 := open(t, dsn) // migrates: nothing to do, no error
+	defer s2.Close()
+	if v, err := s2.Version(ctx); err != nil || v != postgres.SchemaVersion()+1 {
+		t.Errorf("Version = %d, %v; want %d", v, err, postgres.SchemaVersion()+1)
+	}
+}
