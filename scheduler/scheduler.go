@@ -161,7 +161,10 @@ type Deps struct {
 	OnTick func(t state.Tick)
 	// OnFatal, when set, is told of a model failure that retrying cannot fix.
 	OnFatal func(err error)
-	Logger  *zap.Logger
+	// Leases, when set, limits the loops to the channels this process
+	// holds (several replicas on one database).
+	Leases Leases
+	Logger *zap.Logger
 }
 
 // Scheduler owns the channel loops.
@@ -239,8 +242,12 @@ func (s *Scheduler) Start(ctx context.Context) error {
 	}
 	s.mu.Unlock()
 
-	if err := s.recoverOutbox(ctx); err != nil {
-		return err
+	// With leases, each channel's leftovers are recovered by the process
+	// that gains it (Resume).
+	if s.deps.Leases == nil {
+		if err := s.recoverOutbox(ctx, func(string) bool { return true }); err != nil {
+			return err
+		}
 	}
 	counts, err := s.deps.Store.UnreadCounts(ctx)
 	if err != nil {
@@ -261,12 +268,15 @@ func (s *Scheduler) Start(ctx context.Context) error {
 
 // recoverOutbox marks sends interrupted by a crash as of unknown outcome and
 // tells the model about them; they are never repeated.
-func (s *Scheduler) recoverOutbox(ctx context.Context) error {
+func (s *Scheduler) recoverOutbox(ctx context.Context, channel func(id string) bool) error {
 	pending, err := s.deps.Store.PendingOutbox(ctx)
 	if err != nil {
 		return fmt.Errorf("read outbox: %w", err)
 	}
 	for _, e := range pending {
+		if !channel(e.ChannelID) {
+			continue
+		}
 		if err := s.deps.Store.SetOutboxState(ctx, e.ID, state.OutboxUnknown, "", "interrupted by a restart"); err != nil {
 			return fmt.Errorf("mark outbox entry %d unknown: %w", e.ID, err)
 		}

@@ -83,7 +83,14 @@ func (l *loop) wake(ctx context.Context, trig Trigger) WakeReport {
 			case <-t.C:
 			}
 		}
+		release, ok := s.pin(l.id)
+		if !ok {
+			// Another process drives the channel now.
+			rep.Skipped = rep.Iterations == 0
+			return rep
+		}
 		out := l.tick(ctx, w)
+		release()
 		rep.Iterations++
 		if ctx.Err() != nil {
 			return rep

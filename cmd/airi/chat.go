@@ -83,6 +83,11 @@ func (a *app) cmdChat(ctx context.Context, args []string) int {
 		fmt.Fprintf(a.stderr, "airi chat: invalid model settings:\n%v\n", err)
 		return exitUsage
 	}
+	if cfg.DatabaseURL != "" {
+		// Replicas may serve other channels of the same database: the
+		// terminal drives its own channel only.
+		cfg.AllowChannels = []string{*channel}
+	}
 	fatal := make(chan error, 1)
 	r := &router{}
 	rt, err := openRuntime(ctx, cfg, log, runtimeOptions{

@@ -32,6 +32,9 @@ type config struct {
 	BotName    string
 	PromptsDir string
 	DBPath     string
+	// DatabaseURL selects PostgreSQL (several replicas) instead of SQLite.
+	DatabaseURL string
+	LeaseTTL    time.Duration
 
 	History       int
 	Debounce      time.Duration
@@ -60,10 +63,9 @@ type config struct {
 var settingNames = []string{
 	"LLM_API_BASE_URL", "LLM_API_KEY", "LLM_MODEL", "LLM_TIMEOUT", "LLM_TEMPERATURE", "LLM_MAX_TOKENS",
 	"LLM_JSON_MODE", "LLM_EXTRA_BODY", "LLM_RESPONSE_LANGUAGE", "LLM_SEND_USER", "AIRI_BOT_NAME",
-	"PROMPTS_DIR", "DB_PATH", "AIRI_HISTORY", "AIRI_DEBOUNCE", "AIRI_TICK_INTERVAL", "AIRI_MAX_ITERATIONS",
+	"PROMPTS_DIR", "DB_PATH", "DATABASE_URL", "AIRI_LEASE_TTL", "AIRI_HISTORY", "AIRI_DEBOUNCE", "AIRI_TICK_INTERVAL", "AIRI_MAX_ITERATIONS",
 	"AIRI_CONTINUE_DELAY", "AIRI_SLEEP_MAX", "AIRI_MODEL_CONCURRENCY", "AIRI_INTERRUPT", "AIRI_ALLOW_CHANNELS",
-	"SATORI_WS_URL", "SATORI_API_BASE_URL", "SATORI_TOKEN", "TELEGRAM_BOT_TOKEN", "TELEGRAM_API_BASE_URL",
-	"AIRI_ADMIN_ADDR", "AIRI_ADMIN_TOKEN", "LOG_LEVEL", "LOG_FORMAT",
+	"SATORI_WS_URL", "SATORI_API_BASE_URL", "SATORI_TOKEN", "TELEGRAM_BOT_TOKEN", "TELEGRAM_API_BASE_URL", "AIRI_ADMIN_ADDR", "AIRI_ADMIN_TOKEN", "LOG_LEVEL", "LOG_FORMAT",
 }
 
 // loadConfig reads the optional YAML file and the environment. Every
@@ -125,7 +127,7 @@ func parseConfig(v map[string]string) (config, error) {
 		DBPath: "./data/airi.db", History: 20, Debounce: 800 * time.Millisecond, TickInterval: 60 * time.Second,
 		MaxIterations: 5, ContinueDelay: time.Second, SleepMax: 10 * time.Minute, Concurrency: 8,
 		Interrupt: "cancel", TelegramAPIBaseURL: "https://api.telegram.org", AdminAddr: "127.0.0.1:7070",
-		LogLevel: "info",
+		LogLevel: "info", LeaseTTL: 15 * time.Second,
 	}
 	var errs []error
 	bad := func(name, val, want string) {
@@ -207,6 +209,15 @@ func parseConfig(v map[string]string) (config, error) {
 		}
 	}
 	str("DB_PATH", &c.DBPath)
+	str("DATABASE_URL", &c.DatabaseURL)
+	if c.DatabaseURL != "" && !strings.HasPrefix(c.DatabaseURL, "postgres://") && !strings.HasPrefix(c.DatabaseURL, "postgresql://") {
+		// The value may hold a password: never echo it.
+		errs = append(errs, errors.New("DATABASE_URL: want a postgres:// URL such as postgres://airi@db:5432/airi (unset it to use SQLite at DB_PATH)"))
+	}
+	dur("AIRI_LEASE_TTL", &c.LeaseTTL, false)
+	if c.LeaseTTL > 0 && c.LeaseTTL < time.Second {
+		bad("AIRI_LEASE_TTL", c.LeaseTTL.String(), "want at least 1s")
+	}
 	num("AIRI_HISTORY", &c.History, 2)
 	dur("AIRI_DEBOUNCE", &c.Debounce, true)
 	dur("AIRI_TICK_INTERVAL", &c.TickInterval, false)

@@ -40,6 +40,7 @@ Usage:
   airi prompt render         print the request a tick would send
   airi replay FILE...        replay recorded sessions and report differences
   airi ticks export          export recorded ticks as JSONL
+  airi migrate               apply pending database migrations
   airi version               print the version
 
 Configuration comes from environment variables (see the README), optionally
@@ -84,6 +85,8 @@ func (a *app) run(ctx context.Context, args []string) int {
 			return exitUsage
 		}
 		return a.cmdTicksExport(ctx, rest[1:])
+	case "migrate":
+		return a.cmdMigrate(ctx, rest)
 	case "version", "--version", "-v":
 		fmt.Fprintln(a.stdout, "airi", version)
 		return exitOK

@@ -52,6 +52,7 @@ func (a *app) cmdRun(ctx context.Context, args []string) int {
 	fs.SetOutput(a.stderr)
 	var cf commonFlags
 	cf.register(fs)
+	noMigrate := fs.Bool("no-migrate", false, "on PostgreSQL, do not apply pending migrations (run `airi migrate` first)")
 	if err := fs.Parse(args); err != nil {
 		return exitUsage
 	}
@@ -80,10 +81,22 @@ func (a *app) cmdRun(ctx context.Context, args []string) int {
 		return exitUsage
 	}
 
+	store, err := openStore(ctx, cfg, log, !*noMigrate)
+	if err != nil {
+		fmt.Fprintln(a.stderr, "airi run:", err)
+		return exitFailure
+	}
+	var rt *bot
+	rep, err := newReplica(cfg, store, func() *bot { return rt }, log)
+	if err != nil {
+		_ = store.Close()
+		fmt.Fprintln(a.stderr, "airi run:", err)
+		return exitUsage
+	}
 	var m *metrics
 	r := &router{}
-	rt, err := openRuntime(ctx, cfg, log, runtimeOptions{
-		Model: model, Router: r,
+	rt, err = openRuntime(ctx, cfg, log, runtimeOptions{
+		Model: model, Router: r, Store: store, Leases: leases(rep),
 		OnTick: func(t state.Tick) {
 			if m != nil {
 				m.observe(t)
@@ -92,6 +105,7 @@ func (a *app) cmdRun(ctx context.Context, args []string) int {
 		OnFatal: func(err error) { log.Error("the model refuses every call; fix its settings", zap.Error(err)) },
 	})
 	if err != nil {
+		_ = store.Close()
 		fmt.Fprintln(a.stderr, "airi run:", err)
 		return exitFailure
 	}
@@ -125,6 +139,9 @@ func (a *app) cmdRun(ctx context.Context, args []string) int {
 	}
 	admin := &adminServer{token: cfg.AdminToken, ticks: rt.store, metrics: m, log: log.Named("admin"), ready: func() error {
 		for _, ad := range adapters {
+			if rep != nil && !rep.HoldsRole(roleName(ad.Name())) {
+				continue // another replica runs this adapter's intake
+			}
 			select {
 			case <-ad.ready:
 			default:
@@ -136,6 +153,13 @@ func (a *app) cmdRun(ctx context.Context, args []string) int {
 
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	if rep != nil {
+		if err := rep.Start(runCtx); err != nil {
+			fmt.Fprintln(a.stderr, "airi run:", err)
+			_ = ln.Close()
+			return exitFailure
+		}
+	}
 	if err := rt.sched.Start(runCtx); err != nil {
 		fmt.Fprintln(a.stderr, "airi run:", err)
 		_ = ln.Close()
@@ -156,7 +180,13 @@ func (a *app) cmdRun(ctx context.Context, args []string) int {
 	spawn(func() error { return rt.prompts.Watch(runCtx) })
 	for _, ad := range adapters {
 		spawn(func() error {
-			if err := ad.run(runCtx, rt.inbox(ad.Name())); err != nil {
+			run := func(ctx context.Context) error { return ad.run(ctx, rt.inbox(ad.Name())) }
+			if rep != nil {
+				// One replica at a time takes the platform's updates.
+				inner := run
+				run = func(ctx context.Context) error { return rep.RunRole(ctx, roleName(ad.Name()), inner) }
+			}
+			if err := run(runCtx); err != nil {
 				return fmt.Errorf("%s adapter: %w", ad.Name(), err)
 			}
 			return nil
@@ -179,5 +209,10 @@ func (a *app) cmdRun(ctx context.Context, args []string) int {
 		log.Warn("shutdown", zap.Error(err))
 	}
 	wg.Wait()
+	if rep != nil {
+		if err := rep.Close(closeCtx); err != nil {
+			log.Warn("shutdown", zap.Error(err))
+		}
+	}
 	return code
 }

@@ -15,7 +15,6 @@ import (
 	"github.com/airi-go/airi/prompts"
 	"github.com/airi-go/airi/scheduler"
 	"github.com/airi-go/airi/state"
-	"github.com/airi-go/airi/state/sqlite"
 )
 
 // sender is what the runtime needs of an adapter to send through it.
@@ -120,7 +119,7 @@ func (i *inbox) Deliver(ctx context.Context, ch state.Channel, msg state.Message
 
 // bot is the wired core: store, prompts, planner, actions, scheduler.
 type bot struct {
-	store   *sqlite.Store
+	store   state.Store
 	prompts *prompts.Source
 	reg     *actions.Registry
 	builder *planner.Builder
@@ -136,8 +135,13 @@ type runtimeOptions struct {
 	Now     func() time.Time
 	OnTick  func(state.Tick)
 	OnFatal func(error)
-	// Store, when set, is used instead of opening cfg.DBPath.
-	Store *sqlite.Store
+	// Store, when set, is used instead of opening the configured database.
+	Store state.Store
+	// NoMigrate leaves a PostgreSQL schema as it is (`airi run
+	// --no-migrate`, after `airi migrate`); SQLite always migrates.
+	NoMigrate bool
+	// Leases, when set, limits the scheduler to the channels this replica holds.
+	Leases scheduler.Leases
 }
 
 func openRuntime(ctx context.Context, cfg config, log *zap.Logger, opt runtimeOptions) (_ *bot, err error) {
@@ -163,9 +167,9 @@ func openRuntime(ctx context.Context, cfg config, log *zap.Logger, opt runtimeOp
 	}
 	rt.store = opt.Store
 	if rt.store == nil {
-		rt.store, err = sqlite.Open(ctx, cfg.DBPath, log)
+		rt.store, err = openStore(ctx, cfg, log, !opt.NoMigrate)
 		if err != nil {
-			return nil, fmt.Errorf("open database %s: %w", cfg.DBPath, err)
+			return nil, err
 		}
 	}
 	var allowed func(string) bool
@@ -207,6 +211,7 @@ func openRuntime(ctx context.Context, cfg config, log *zap.Logger, opt runtimeOp
 		Typing:     opt.Router.typing(log),
 		OnTick:     opt.OnTick,
 		OnFatal:    opt.OnFatal,
+		Leases:     opt.Leases,
 		Logger:     log,
 	})
 	if err != nil {

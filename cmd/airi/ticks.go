@@ -6,13 +6,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"time"
 
 	"github.com/airi-go/airi/prompts"
 	"github.com/airi-go/airi/scheduler/replay"
 	"github.com/airi-go/airi/state"
-	"github.com/airi-go/airi/state/sqlite"
 )
 
 // cmdTicksExport writes the ticks and events recorded in the store at
@@ -48,11 +46,11 @@ func (a *app) cmdTicksExport(ctx context.Context, args []string) int {
 		return code
 	}
 	defer func() { _ = log.Sync() }()
-	if _, err := os.Stat(cfg.DBPath); err != nil {
-		fmt.Fprintf(a.stderr, "airi ticks export: no database at DB_PATH=%s: %v\n", cfg.DBPath, err)
+	if err := storeExists(cfg); err != nil {
+		fmt.Fprintln(a.stderr, "airi ticks export:", err)
 		return exitFailure
 	}
-	store, err := sqlite.Open(ctx, cfg.DBPath, log)
+	store, err := openStore(ctx, cfg, log, false)
 	if err != nil {
 		fmt.Fprintln(a.stderr, "airi ticks export:", err)
 		return exitFailure
@@ -75,7 +73,7 @@ func (a *app) cmdTicksExport(ctx context.Context, args []string) int {
 // exportSessions writes the store's recorded sessions to w and returns how
 // many it wrote. The headers carry the settings of cfg, the configuration
 // the bot ran with.
-func exportSessions(ctx context.Context, store *sqlite.Store, cfg config, filter state.TickFilter, w io.Writer) (int, error) {
+func exportSessions(ctx context.Context, store state.Store, cfg config, filter state.TickFilter, w io.Writer) (int, error) {
 	bot := cfg.BotName
 	if bot == "" {
 		src, err := prompts.Load(cfg.PromptsDir, nil)

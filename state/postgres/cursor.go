@@ -1,0 +1,35 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// Cursor returns a stored adapter cursor, or "" when unset.
+func (s *Store) Cursor(ctx context.Context, key string) (string, error) {
+	var v string
+	err := s.pool.QueryRow(ctx, `SELECT value FROM cursors WHERE key = $1`, key).Scan(&v)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("get cursor %q: %w", key, err)
+	}
+	return v, nil
+}
+
+// SetCursor stores an adapter cursor, replacing the previous value.
+func (s *Store) SetCursor(ctx context.Context, key, value string) error {
+	if key == "" {
+		return errors.New("set cursor: empty key")
+	}
+	_, err := s.pool.Exec(ctx, `INSERT INTO cursors (key, value) VALUES ($1, $2)
+ON CONFLICT (key) DO UPDATE SET value = excluded.value`, key, value)
+	if err != nil {
+		return fmt.Errorf("set cursor %q: %w", key, err)
+	}
+	return nil
+}

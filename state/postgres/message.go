@@ -1,0 +1,184 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/airi-go/airi/state"
+)
+
+const messageCols = `id, channel_id, platform_id, sender_id, sender_name, self, content, reply_to, mentioned, time, read`
+
+func scanMessage(sc pgx.Row) (state.Message, error) {
+	var (
+		m state.Message
+		t time.Time
+	)
+	err := sc.Scan(&m.ID, &m.ChannelID, &m.PlatformID, &m.SenderID, &m.SenderName, &m.Self,
+		&m.Content, &m.ReplyTo, &m.Mentioned, &t, &m.Read)
+	m.Time = t.UTC()
+	return m, err
+}
+
+// Ingest stores an incoming message durably; see state.Store. A new
+// message from someone else also notifies the replicas (LISTEN/NOTIFY), so
+// that the one driving its channel wakes at once.
+func (s *Store) Ingest(ctx context.Context, msg state.Message) (state.Message, bool, error) {
+	if err := msg.Validate(); err != nil {
+		return state.Message{}, false, fmt.Errorf("ingest message: %w", err)
+	}
+	msg.ID = 0
+	msg.Read = msg.Self // the bot's own messages are never unread
+	msg.Time = normTime(msg.Time)
+
+	var isNew bool
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		err := tx.QueryRow(ctx, `INSERT INTO messages (channel_id, platform_id, sender_id, sender_name, self, content, reply_to, mentioned, time, read)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+ON CONFLICT (channel_id, platform_id) WHERE platform_id <> '' DO NOTHING
+RETURNING id`,
+			msg.ChannelID, msg.PlatformID, msg.SenderID, msg.SenderName, msg.Self,
+			msg.Content, msg.ReplyTo, msg.Mentioned, msg.Time, msg.Read,
+		).Scan(&msg.ID)
+		if err == nil {
+			isNew = true
+			if !msg.Self {
+				_, err = tx.Exec(ctx, `SELECT pg_notify($1, $2)`, s.notifyChannel(), msg.ChannelID)
+			}
+			return err
+		}
+		if !errors.Is(err, pgx.ErrNoRows) {
+			return err
+		}
+		// Nothing inserted: the (channel, platform id) pair exists. Read
+		// committed: this statement sees the row the conflict waited for.
+		msg, err = scanMessage(tx.QueryRow(ctx, `SELECT `+messageCols+` FROM messages
+WHERE channel_id = $1 AND platform_id = $2 AND platform_id <> ''`, msg.ChannelID, msg.PlatformID))
+		return err
+	})
+	if err != nil {
+		return state.Message{}, false, fmt.Errorf("ingest message %q in %q: %w", msg.PlatformID, msg.ChannelID, err)
+	}
+	return msg, isNew, nil
+}
+
+// Unread returns up to limit unread messages of a channel, oldest first
+// (limit <= 0 means all).
+func (s *Store) Unread(ctx context.Context, channelID string, limit int) ([]state.Message, error) {
+	rows, err := s.pool.Query(ctx, `SELECT `+messageCols+` FROM messages
+WHERE channel_id = $1 AND NOT read ORDER BY id LIMIT $2`, channelID, limitArg(limit))
+	out, err := collect(rows, err, scanMessage)
+	if err != nil {
+		return nil, fmt.Errorf("unread messages of %q: %w", channelID, err)
+	}
+	return out, nil
+}
+
+// UnreadCounts returns the number of unread messages per channel id.
+func (s *Store) UnreadCounts(ctx context.Context) (map[string]int, error) {
+	rows, err := s.pool.Query(ctx, `SELECT channel_id, count(*) FROM messages WHERE NOT read GROUP BY channel_id`)
+	if err != nil {
+		return nil, fmt.Errorf("count unread: %w", err)
+	}
+	defer rows.Close()
+	out := map[string]int{}
+	for rows.Next() {
+		var (
+			id string
+			n  int
+		)
+		if err := rows.Scan(&id, &n); err != nil {
+			return nil, fmt.Errorf("count unread: %w", err)
+		}
+		out[id] = n
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("count unread: %w", err)
+	}
+	return out, nil
+}
+
+// MarkRead marks exactly the given message ids read; unknown ids and ids
+// already read are ignored.
+func (s *Store) MarkRead(ctx context.Context, ids []int64) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	if _, err := s.pool.Exec(ctx, `UPDATE messages SET read = true WHERE NOT read AND id = ANY($1)`, ids); err != nil {
+		return fmt.Errorf("mark %d messages read: %w", len(ids), err)
+	}
+	return nil
+}
+
+// History returns the newest limit read or own messages of a channel,
+// oldest first (limit <= 0 means all), and how many the channel has. One
+// statement, so the window and the count are of the same snapshot.
+func (s *Store) History(ctx context.Context, channelID string, limit int) ([]state.Message, int, error) {
+	rows, err := s.pool.Query(ctx, `SELECT t.total, m.id, m.channel_id, m.platform_id, m.sender_id, m.sender_name,
+	m.self, m.content, m.reply_to, m.mentioned, m.time, m.read
+FROM (SELECT count(*) AS total FROM messages WHERE channel_id = $1 AND read) t
+LEFT JOIN LATERAL (SELECT `+messageCols+` FROM messages
+	WHERE channel_id = $1 AND read ORDER BY id DESC LIMIT $2) m ON true`, channelID, limitArg(limit))
+	if err != nil {
+		return nil, 0, fmt.Errorf("history of %q: %w", channelID, err)
+	}
+	defer rows.Close()
+	var (
+		msgs  []state.Message
+		total int
+	)
+	for rows.Next() {
+		var (
+			id                                    *int64
+			ch, pid, sid, sname, content, replyTo *string
+			self, mentioned, read                 *bool
+			t                                     *time.Time
+		)
+		if err := rows.Scan(&total, &id, &ch, &pid, &sid, &sname, &self, &content, &replyTo, &mentioned, &t, &read); err != nil {
+			return nil, 0, fmt.Errorf("history of %q: %w", channelID, err)
+		}
+		if id == nil {
+			continue // a channel without history: the count's row alone
+		}
+		msgs = append(msgs, state.Message{ID: *id, ChannelID: *ch, PlatformID: *pid, SenderID: *sid, SenderName: *sname,
+			Self: *self, Content: *content, ReplyTo: *replyTo, Mentioned: *mentioned, Time: decTS(t), Read: *read})
+	}
+	if err := rows.Err(); err != nil {
+		return nil, 0, fmt.Errorf("history of %q: %w", channelID, err)
+	}
+	for i, j := 0, len(msgs)-1; i < j; i, j = i+1, j-1 {
+		msgs[i], msgs[j] = msgs[j], msgs[i]
+	}
+	return msgs, total, nil
+}
+
+// LastMessageID returns the highest message id stored for a channel (0 if none).
+func (s *Store) LastMessageID(ctx context.Context, channelID string) (int64, error) {
+	var id int64
+	// Two index seeks (unread and read) instead of a scan of the channel.
+	err := s.pool.QueryRow(ctx, `SELECT greatest(
+	coalesce((SELECT max(id) FROM messages WHERE channel_id = $1 AND NOT read), 0),
+	coalesce((SELECT max(id) FROM messages WHERE channel_id = $1 AND read), 0))`, channelID).Scan(&id)
+	if err != nil {
+		return 0, fmt.Errorf("last message id of %q: %w", channelID, err)
+	}
+	return id, nil
+}
+
+// Events returns the incoming (not own) messages in id order: of one
+// channel when f.ChannelID is set, with a Time at or after f.Since when it
+// is set.
+func (s *Store) Events(ctx context.Context, f state.TickFilter) ([]state.Message, error) {
+	rows, err := s.pool.Query(ctx, `SELECT `+messageCols+` FROM messages
+WHERE NOT self AND ($1 = '' OR channel_id = $1) AND ($2::timestamptz IS NULL OR time >= $2) ORDER BY id`,
+		f.ChannelID, tsArg(f.Since))
+	out, err := collect(rows, err, scanMessage)
+	if err != nil {
+		return nil, fmt.Errorf("list events: %w", err)
+	}
+	return out, nil
+}

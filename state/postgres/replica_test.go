@@ -1,0 +1,269 @@
+package postgres_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"go.uber.org/zap/zaptest"
+
+	"github.com/airi-go/airi/state"
+	"github.com/airi-go/airi/state/postgres"
+	"github.com/airi-go/airi/state/postgres/pgtest"
+)
+
+// events collects what a replica reports, for tests to wait on.
+type events struct {
+	mu      sync.Mutex
+	gained  map[string]int
+	msgs    map[string]int
+	changed chan struct{}
+}
+
+func newEvents() *events {
+	return &events{gained: map[string]int{}, msgs: map[string]int{}, changed: make(chan struct{}, 1)}
+}
+
+func (e *events) add(m map[string]int, id string) {
+	e.mu.Lock()
+	m[id]++
+	e.mu.Unlock()
+	select {
+	case e.changed <- struct{}{}:
+	default:
+	}
+}
+
+// waitFor waits until cond holds, re-checking on every reported event and
+// on a short poll of the database's view.
+func waitFor(t *testing.T, what string, cond func() bool, evs ...*events) {
+	t.Helper()
+	deadline := time.NewTimer(30 * time.Second)
+	defer deadline.Stop()
+	poll := time.NewTicker(20 * time.Millisecond)
+	defer poll.Stop()
+	for !cond() {
+		var ch chan struct{}
+		if len(evs) > 0 {
+			ch = evs[0].changed
+		}
+		select {
+		case <-deadline.C:
+			t.Fatalf("timed out waiting until %s", what)
+		case <-ch:
+		case <-poll.C:
+		}
+	}
+}
+
+func startReplica(t *testing.T, dsn string, ttl time.Duration, ev *events) (*postgres.Store, *postgres.Replica) {
+	t.Helper()
+	s := open(t, dsn)
+	t.Cleanup(func() { s.Close() })
+	r, err := s.NewReplica(postgres.ReplicaOptions{
+		TTL: ttl, Interval: ttl / 10, Logger: zaptest.NewLogger(t),
+		OnGain:    func(id string) { ev.add(ev.gained, id) },
+		OnMessage: func(id string) { ev.add(ev.msgs, id) },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = r.Close(context.Background()) })
+	return s, r
+}
+
+func addChannels(t *testing.T, s state.Store, n int) []string {
+	t.Helper()
+	var ids []string
+	for i := range n {
+		id := fmt.Sprintf("telegram:%d", i)
+		if err := s.UpsertChannel(context.Background(), state.Channel{ID: id, Platform: "telegram"}); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, id)
+	}
+	return ids
+}
+
+// TestLeasesSpreadAndFailOver: two replicas share the channels, each held
+// by exactly one; when one leaves, the other takes all of them.
+func TestLeasesSpreadAndFailOver(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	setup := open(t, dsn)
+	defer setup.Close()
+	ids := addChannels(t, setup, 20)
+
+	eva, evb := newEvents(), newEvents()
+	_, a := startReplica(t, dsn, 2*time.Second, eva)
+	_, b := startReplica(t, dsn, 2*time.Second, evb)
+	split := func() bool {
+		na, nb := 0, 0
+		for _, id := range ids {
+			ha, hb := a.Holds(id), b.Holds(id)
+			if ha && hb {
+				t.Fatalf("%s held by both replicas", id)
+			}
+			if ha {
+				na++
+			}
+			if hb {
+				nb++
+			}
+		}
+		return na+nb == len(ids) && na > 0 && nb > 0
+	}
+	waitFor(t, "the channels are spread over both replicas", split)
+
+	// A pinned channel is not given away; Pin fails where the lease is not held.
+	for _, id := range ids {
+		rel, ok := a.Pin(id)
+		if ok != a.Holds(id) {
+			t.Errorf("Pin(%s) = %v, Holds = %v", id, ok, a.Holds(id))
+		}
+		if ok {
+			rel()
+		}
+	}
+
+	if err := a.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the remaining replica holds every channel", func() bool {
+		for _, id := range ids {
+			if !b.Holds(id) {
+				return false
+			}
+		}
+		return true
+	}, evb)
+	for _, id := range ids {
+		if a.Holds(id) {
+			t.Errorf("closed replica still holds %s", id)
+		}
+	}
+}
+
+// TestSendFenced: a replica whose lease was taken over cannot record a
+// send for the channel, even before its own heartbeat notices.
+func TestSendFenced(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	s, r := startReplica(t, dsn, 20*time.Second, newEvents())
+	ctx := context.Background()
+	if err := s.UpsertChannel(ctx, state.Channel{ID: "c1", Platform: "telegram"}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the replica holds c1", func() bool { return r.Holds("c1") })
+	if _, err := s.AddOutbox(ctx, state.OutboxEntry{ChannelID: "c1", Content: "mine"}); err != nil {
+		t.Fatalf("AddOutbox while holding the lease: %v", err)
+	}
+	// Another replica takes the lease over (as after a stall past the TTL).
+	other := open(t, dsn)
+	defer other.Close()
+	if _, err := other.Pool().Exec(ctx, `INSERT INTO replicas (id, expires) VALUES ('other', now() + interval '1 hour')`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := other.Pool().Exec(ctx, `UPDATE leases SET holder = 'other', generation = generation + 1 WHERE channel_id = 'c1'`); err != nil {
+		t.Fatal(err)
+	}
+	_, err := s.AddOutbox(ctx, state.OutboxEntry{ChannelID: "c1", Content: "stale"})
+	if !errors.Is(err, postgres.ErrLeaseLost) {
+		t.Fatalf("AddOutbox after losing the lease = %v, want ErrLeaseLost", err)
+	}
+	if r.Holds("c1") {
+		t.Error("the replica still believes it holds c1 after a fenced send")
+	}
+	var n int
+	if err := other.Pool().QueryRow(ctx, `SELECT count(*) FROM outbox WHERE content = 'stale'`).Scan(&n); err != nil || n != 0 {
+		t.Errorf("fenced send recorded %d rows (%v), want 0", n, err)
+	}
+	// The pending entry of a live replica is in flight, not a leftover.
+	pending, err := other.PendingOutbox(ctx)
+	if err != nil || len(pending) != 0 {
+		t.Errorf("PendingOutbox while its replica lives = %v, %v; want none", pending, err)
+	}
+}
+
+// TestNotifyWakesHolder: a message stored through any connection wakes
+// the replica holding its channel.
+func TestNotifyWakesHolder(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	ev := newEvents()
+	_, r := startReplica(t, dsn, 5*time.Second, ev)
+	other := open(t, dsn)
+	defer other.Close()
+	ctx := context.Background()
+	if err := other.UpsertChannel(ctx, state.Channel{ID: "c1", Platform: "telegram"}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the replica holds c1", func() bool { return r.Holds("c1") }, ev)
+	if _, _, err := other.Ingest(ctx, state.Message{ChannelID: "c1", PlatformID: "1", SenderName: "Ann", Content: "hi", Time: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the holder is told of the message", func() bool {
+		ev.mu.Lock()
+		defer ev.mu.Unlock()
+		return ev.msgs["c1"] > 0
+	}, ev)
+}
+
+// TestRoleElection: of two replicas running one role, exactly one runs it
+// at a time, and the other takes over when the holder leaves.
+func TestRoleElection(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	_, a := startReplica(t, dsn, 2*time.Second, newEvents())
+	_, b := startReplica(t, dsn, 2*time.Second, newEvents())
+	var (
+		mu      sync.Mutex
+		running = map[string]bool{}
+		both    bool
+	)
+	started := make(chan string, 4)
+	role := func(name string) func(ctx context.Context) error {
+		return func(ctx context.Context) error {
+			mu.Lock()
+			running[name] = true
+			both = both || len(running) > 1
+			mu.Unlock()
+			started <- name
+			<-ctx.Done()
+			mu.Lock()
+			delete(running, name)
+			mu.Unlock()
+			return nil
+		}
+	}
+	ctxA, cancelA := context.WithCancel(context.Background())
+	ctxB, cancelB := context.WithCancel(context.Background())
+	defer cancelB()
+	doneA, doneB := make(chan error, 1), make(chan error, 1)
+	go func() { doneA <- a.RunRole(ctxA, "intake:telegram", role("a")) }()
+	go func() { doneB <- b.RunRole(ctxB, "intake:telegram", role("b")) }()
+	first := <-started
+	holder, cancel, done := a, cancelA, doneA
+	if first == "b" {
+		holder, cancel, done = b, cancelB, doneB
+	}
+	if !holder.HoldsRole("intake:telegram") {
+		t.Errorf("replica %s runs the role without holding it", first)
+	}
+	cancel() // the holder stops (a deploy); the other takes over
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if second := <-started; second == first {
+		t.Fatalf("the role started on %s again", second)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if both {
+		t.Error("both replicas ran the role at once")
+	}
+	cancelA()
+	cancelB()
+}
