@@ -49,6 +49,8 @@ type Store struct {
 	mu    sync.Mutex
 	stmts map[stmtKey]*sql.Stmt
 
+	health *writeHealth
+
 	closeOnce sync.Once
 	closeErr  error
 }
@@ -60,7 +62,8 @@ type stmtKey struct {
 
 // Open opens (creating it and its parent directory if needed) the database
 // file at path and applies any pending migrations, each in its own
-// transaction.
+// transaction. A new file is made readable by its owner only. A database
+// that cannot be written gives an error wrapping ErrNotWritable.
 func Open(ctx context.Context, path string, logger *zap.Logger) (_ *Store, err error) {
 	if logger == nil {
 		logger = zap.NewNop()
@@ -79,7 +82,15 @@ func Open(ctx context.Context, path string, logger *zap.Logger) (_ *Store, err e
 		}
 	}
 
+	if err := createFile(path); err != nil {
+		if errors.Is(err, os.ErrPermission) {
+			return nil, fmt.Errorf("open sqlite store %q: %w: %w", path, ErrNotWritable, err)
+		}
+		return nil, fmt.Errorf("open sqlite store %q: %w", path, err)
+	}
+
 	s := &Store{Now: time.Now, path: path, logger: logger.Named("sqlite"), stmts: map[stmtKey]*sql.Stmt{}}
+	s.health = &writeHealth{log: s.logger, now: time.Now}
 	defer func() {
 		if err != nil {
 			_ = s.Close()
@@ -102,7 +113,18 @@ func Open(ctx context.Context, path string, logger *zap.Logger) (_ *Store, err e
 	s.writer.SetConnMaxIdleTime(0)
 
 	if err := s.migrate(ctx, migrations); err != nil {
+		if notWritable(err) {
+			return nil, fmt.Errorf("open sqlite store %q: %w: %w", path, ErrNotWritable, err)
+		}
 		return nil, fmt.Errorf("open sqlite store %q: %w", path, err)
+	}
+	// Nothing may be received that cannot be stored: find out now, not at
+	// the first message.
+	if err := probeWrite(ctx, s.writer); err != nil {
+		if notWritable(err) {
+			return nil, fmt.Errorf("open sqlite store %q: %w: %w", path, ErrNotWritable, err)
+		}
+		return nil, fmt.Errorf("open sqlite store %q: check writes: %w", path, err)
 	}
 
 	s.reader, err = sql.Open("sqlite", path+"?"+pragmas+"&_pragma=query_only(1)")
@@ -191,9 +213,12 @@ func (s *Store) prepare(ctx context.Context, db *sql.DB, query string) (*sql.Stm
 func (s *Store) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
 	st, err := s.prepare(ctx, s.writer, query)
 	if err != nil {
+		s.health.observe(err)
 		return nil, err
 	}
-	return st.ExecContext(ctx, args...)
+	res, err := st.ExecContext(ctx, args...)
+	s.health.observe(err)
+	return res, err
 }
 
 // scanner is a *sql.Row or *sql.Rows.
@@ -228,10 +253,14 @@ func (r errRow) Scan(...any) error { return r.err }
 // otherwise).
 func (s *Store) row(ctx context.Context, db *sql.DB, query string, args ...any) scanner {
 	st, err := s.prepare(ctx, db, query)
-	if err != nil {
-		return errRow{err}
+	var row scanner = errRow{err}
+	if err == nil {
+		row = st.QueryRowContext(ctx, args...)
 	}
-	return st.QueryRowContext(ctx, args...)
+	if db == s.writer {
+		return observedRow{sc: row, h: s.health}
+	}
+	return row
 }
 
 // query runs a read statement on the read pool.
@@ -276,7 +305,8 @@ func (s *Store) txRow(ctx context.Context, tx *sql.Tx, db *sql.DB, query string,
 }
 
 // write runs fn in one write transaction and commits it.
-func (s *Store) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
+func (s *Store) write(ctx context.Context, fn func(tx *sql.Tx) error) (err error) {
+	defer func() { s.health.observe(err) }()
 	tx, err := s.writer.BeginTx(ctx, nil)
 	if err != nil {
 		return err
