@@ -97,8 +97,7 @@ func Open(ctx context.Context, path string, logger *zap.Logger) (_ *Store, err e
 		}
 	}()
 
-	pragmas := fmt.Sprintf("_pragma=busy_timeout(%d)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)",
-		BusyTimeout.Milliseconds())
+	pragmas := connPragmas()
 
 	// Immediate transactions take the write lock at BEGIN, so a writer in
 	// another process makes us wait (busy timeout) instead of failing
@@ -127,25 +126,45 @@ func Open(ctx context.Context, path string, logger *zap.Logger) (_ *Store, err e
 		return nil, fmt.Errorf("open sqlite store %q: check writes: %w", path, err)
 	}
 
+	if err := s.openReader(ctx, pragmas); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// connPragmas are the settings of every connection.
+func connPragmas() string {
+	return fmt.Sprintf("_pragma=busy_timeout(%d)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)",
+		BusyTimeout.Milliseconds())
+}
+
+// openReader opens the pool of read-only connections and prepares the
+// statements run inside transactions.
+func (s *Store) openReader(ctx context.Context, pragmas string) (err error) {
+	path := s.path
 	s.reader, err = sql.Open("sqlite", path+"?"+pragmas+"&_pragma=query_only(1)")
 	if err != nil {
-		return nil, fmt.Errorf("open sqlite store %q: %w", path, err)
+		return fmt.Errorf("open sqlite store %q: %w", path, err)
 	}
 	s.reader.SetMaxOpenConns(maxReaders)
 	s.reader.SetMaxIdleConns(maxReaders)
 	s.reader.SetConnMaxLifetime(0)
 	s.reader.SetConnMaxIdleTime(0)
+	if s.writer == nil {
+		// A read-only store: its writes fail on a query-only connection.
+		s.writer = s.reader
+	}
 	if err := s.reader.PingContext(ctx); err != nil {
-		return nil, fmt.Errorf("open sqlite store %q: %w", path, err)
+		return fmt.Errorf("open sqlite store %q: %w", path, err)
 	}
 	for db, queries := range s.txQueries() {
 		for _, q := range queries {
 			if _, err := s.prepare(ctx, db, q); err != nil {
-				return nil, fmt.Errorf("open sqlite store %q: prepare: %w", path, err)
+				return fmt.Errorf("open sqlite store %q: prepare: %w", path, err)
 			}
 		}
 	}
-	return s, nil
+	return nil
 }
 
 // Path returns the database file the store was opened on.
@@ -164,7 +183,7 @@ func (s *Store) Close() error {
 		if s.reader != nil {
 			errs = append(errs, s.reader.Close())
 		}
-		if s.writer != nil {
+		if s.writer != nil && s.writer != s.reader {
 			// Let SQLite refresh its planner statistics; cheap, and it
 			// keeps long-lived databases fast.
 			_, _ = s.writer.Exec("PRAGMA optimize")
