@@ -86,7 +86,7 @@ func (a *app) cmdChat(ctx context.Context, args []string) int {
 	fatal := make(chan error, 1)
 	r := &router{}
 	rt, err := openRuntime(ctx, cfg, log, runtimeOptions{
-		Model: model, Router: r,
+		Model: model, Router: r, ServedOnly: true,
 		OnFatal: func(err error) {
 			select {
 			case fatal <- err:
@@ -96,7 +96,7 @@ func (a *app) cmdChat(ctx context.Context, args []string) int {
 	})
 	if err != nil {
 		fmt.Fprintln(a.stderr, "airi chat:", err)
-		return exitFailure
+		return openFailureCode(err)
 	}
 	defer rt.close()
 	con := console.New(console.Config{ChannelID: *channel, User: *user, BotName: rt.botName}, a.stdin, a.stdout, log)

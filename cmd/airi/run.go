@@ -83,7 +83,7 @@ func (a *app) cmdRun(ctx context.Context, args []string) int {
 	var m *metrics
 	r := &router{}
 	rt, err := openRuntime(ctx, cfg, log, runtimeOptions{
-		Model: model, Router: r,
+		Model: model, Router: r, ServedOnly: true,
 		OnTick: func(t state.Tick) {
 			if m != nil {
 				m.observe(t)
@@ -93,7 +93,7 @@ func (a *app) cmdRun(ctx context.Context, args []string) int {
 	})
 	if err != nil {
 		fmt.Fprintln(a.stderr, "airi run:", err)
-		return exitFailure
+		return openFailureCode(err)
 	}
 	defer rt.close()
 	m = newMetrics(func() float64 {

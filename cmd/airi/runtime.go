@@ -127,6 +127,8 @@ type bot struct {
 	sched   *scheduler.Scheduler
 	router  *router
 	botName string
+	// lock is held while the runtime writes a database it opened itself.
+	lock *dbLock
 }
 
 // runtimeOptions are the parts that differ between chat, run, demo and replay.
@@ -138,6 +140,9 @@ type runtimeOptions struct {
 	OnFatal func(error)
 	// Store, when set, is used instead of opening cfg.DBPath.
 	Store *sqlite.Store
+	// ServedOnly limits the bot to channels of the router's adapters:
+	// chats of other platforms in the database are left alone.
+	ServedOnly bool
 }
 
 func openRuntime(ctx context.Context, cfg config, log *zap.Logger, opt runtimeOptions) (_ *bot, err error) {
@@ -163,9 +168,9 @@ func openRuntime(ctx context.Context, cfg config, log *zap.Logger, opt runtimeOp
 	}
 	rt.store = opt.Store
 	if rt.store == nil {
-		rt.store, err = sqlite.Open(ctx, cfg.DBPath, log)
+		rt.store, rt.lock, err = openDatabase(ctx, cfg.DBPath, log)
 		if err != nil {
-			return nil, fmt.Errorf("open database %s: %w", cfg.DBPath, err)
+			return nil, err
 		}
 	}
 	var allowed func(string) bool
@@ -175,6 +180,14 @@ func openRuntime(ctx context.Context, cfg config, log *zap.Logger, opt runtimeOp
 			set[id] = true
 		}
 		allowed = func(id string) bool { return set[id] }
+	}
+	if opt.ServedOnly {
+		served := newServedChannels(rt.store, opt.Router)
+		if listed := allowed; listed != nil {
+			allowed = func(id string) bool { return listed(id) && served.allows(id) }
+		} else {
+			allowed = served.allows
+		}
 	}
 	rt.reg, err = actions.NewBuiltinRegistry(actions.NewHandlers(actions.HandlerDeps{
 		Store: rt.store, Sender: opt.Router, BotName: rt.botName, Allowed: allowed,
@@ -231,4 +244,5 @@ func (rt *bot) close() {
 	if rt.store != nil {
 		_ = rt.store.Close()
 	}
+	rt.lock.release()
 }

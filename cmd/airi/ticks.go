@@ -52,7 +52,8 @@ func (a *app) cmdTicksExport(ctx context.Context, args []string) int {
 		fmt.Fprintf(a.stderr, "airi ticks export: no database at DB_PATH=%s: %v\n", cfg.DBPath, err)
 		return exitFailure
 	}
-	store, err := sqlite.Open(ctx, cfg.DBPath, log)
+	// Read only and without the lock: an export works beside a running bot.
+	store, err := sqlite.OpenReadOnly(ctx, cfg.DBPath, log)
 	if err != nil {
 		fmt.Fprintln(a.stderr, "airi ticks export:", err)
 		return exitFailure
