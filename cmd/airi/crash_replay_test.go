@@ -12,7 +12,11 @@ import (
 	"testing"
 	"time"
 
+	"go.uber.org/zap/zaptest"
+
 	"github.com/airi-go/airi/planner/openai/openaitest"
+	"github.com/airi-go/airi/state"
+	"github.com/airi-go/airi/state/sqlite"
 )
 
 // TestExportOfCrashedRunReplays kills `airi chat` while a model call is in
@@ -68,15 +72,25 @@ func TestExportOfCrashedRunReplays(t *testing.T) {
 	}
 	msgs := conversation(4)
 	// The first message is answered (a send, then continue); the second
-	// finds the model hanging, and the third arrives during that call,
-	// which it cancels; the crash comes during the call that follows.
+	// finds the model hanging, and the third arrives during that call and
+	// cancels it, unless the second already used the wake's one
+	// interruption. The crash comes once the third is stored, while a call
+	// hangs either way.
 	fmt.Fprintln(stdin, msgs[0])
 	waitCall()
 	waitCall()
 	fmt.Fprintln(stdin, msgs[1])
 	waitCall()
 	fmt.Fprintln(stdin, msgs[2])
-	waitCall()
+	for stored := 0; stored < 3; stored = countStored(t, dbPath) {
+		select {
+		case n := <-calls:
+			t.Logf("call %d", n)
+		case <-deadline:
+			t.Fatalf("the third message was never stored; stderr:\n%s", err1.String())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
 	if err := first.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
@@ -104,4 +118,26 @@ func TestExportOfCrashedRunReplays(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("replay of the crashed run exited %d:\n%s\nstderr:\n%s\nsession:\n%s", code, report, stderr, exported)
 	}
+}
+
+// countStored counts the messages received into the database, reading it
+// beside the process that writes it.
+func countStored(t *testing.T, dbPath string) int {
+	t.Helper()
+	st, err := sqlite.OpenReadOnly(context.Background(), dbPath, zaptest.NewLogger(t))
+	if err != nil {
+		return 0 // not created yet
+	}
+	defer st.Close()
+	msgs, err := st.Events(context.Background(), state.TickFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, m := range msgs {
+		if !m.Self {
+			n++
+		}
+	}
+	return n
 }
