@@ -2,6 +2,7 @@ package satori
 
 import (
 	"errors"
+	"fmt"
 	"time"
 	"unicode/utf8"
 
@@ -48,6 +49,11 @@ func (a *Adapter) convert(ev *wireEvent, now time.Time) (state.Channel, state.Me
 	}
 	if ts == 0 && ev.Timestamp.Set {
 		ts = ev.Timestamp.V
+	}
+	if msgID == "" {
+		// Without an id of its own, a message gets one that no other
+		// message shares, so that it can be told apart and replied to.
+		msgID = a.localID(now)
 	}
 	content := ParseContent(raw)
 	if quoteID == "" {
@@ -130,4 +136,16 @@ func truncate(s string, max int) string {
 		cut--
 	}
 	return s[:cut] + truncMarker
+}
+
+// localIDPrefix starts the ids made for messages that came without one.
+const localIDPrefix = "local-"
+
+// localID returns a message id unique within the process and across
+// restarts, for a message the platform gave no id.
+func (a *Adapter) localID(now time.Time) string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.localSeq++
+	return fmt.Sprintf("%s%d-%d", localIDPrefix, now.UnixNano(), a.localSeq)
 }

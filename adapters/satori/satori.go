@@ -149,6 +149,8 @@ type Adapter struct {
 	// seq is the last sequence number processed.
 	seq    int64
 	hasSeq bool
+	// localSeq numbers the ids made for messages that came without one.
+	localSeq int64
 }
 
 // New checks the configuration and returns an adapter; it does not

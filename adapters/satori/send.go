@@ -50,7 +50,7 @@ func (a *Adapter) Send(ctx context.Context, out state.Outgoing) (string, error) 
 	}
 	body, err := json.Marshal(map[string]string{
 		"channel_id": native,
-		"content":    EncodeOutgoing(out.Content, out.ReplyTo),
+		"content":    EncodeOutgoing(out.Content, platformReplyTo(out.ReplyTo)),
 	})
 	if err != nil {
 		return "", fmt.Errorf("send to %s: encode: %w", out.ChannelID, err)
@@ -167,4 +167,13 @@ func errorText(b []byte) string {
 		s = s[:cut] + "…"
 	}
 	return s
+}
+
+// platformReplyTo drops a reply target the platform does not know: the id
+// made here for a message that came without one cannot be quoted.
+func platformReplyTo(id string) string {
+	if strings.HasPrefix(id, localIDPrefix) {
+		return ""
+	}
+	return id
 }

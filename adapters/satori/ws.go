@@ -337,13 +337,36 @@ func (a *Adapter) onReady(body []byte) error {
 	return nil
 }
 
+// skipUnreadable logs an event that could not be decoded and moves the
+// sequence past it when its number can be read: receiving it again after
+// a resume could not make it readable.
+func (a *Adapter) skipUnreadable(ctx context.Context, body []byte, err error) {
+	var head struct {
+		SN   flexInt         `json:"sn"`
+		ID   flexInt         `json:"id"`
+		Type json.RawMessage `json:"type"`
+	}
+	if json.Unmarshal(body, &head) != nil {
+		a.log.Error("skipping an unreadable event without a readable sequence number", zap.Error(err))
+		return
+	}
+	ev := wireEvent{SN: head.SN, ID: head.ID}
+	n, ok := ev.seq()
+	if !ok {
+		a.log.Error("skipping an unreadable event without a sequence number", zap.ByteString("type", head.Type), zap.Error(err))
+		return
+	}
+	a.log.Error("skipping an unreadable event", zap.Int64("sn", n), zap.ByteString("type", head.Type), zap.Error(err))
+	a.advance(ctx, n)
+}
+
 // onEvent handles one EVENT. It returns an error only when the event could
 // not be stored; the connection is then dropped so that the event is
 // received again after resuming.
 func (a *Adapter) onEvent(ctx context.Context, inbox adapters.Inbox, body []byte) error {
 	var ev wireEvent
 	if err := json.Unmarshal(body, &ev); err != nil {
-		a.log.Warn("unreadable event ignored", zap.Error(err))
+		a.skipUnreadable(ctx, body, err)
 		return nil
 	}
 	n, hasSeq := ev.seq()

@@ -260,7 +260,7 @@ func (a *Adapter) Poll(ctx context.Context, inbox adapters.Inbox, offset int) (i
 	}
 	pctx, cancel := context.WithTimeout(ctx, time.Duration(secs)*time.Second+a.cfg.HTTPTimeout)
 	defer cancel()
-	updates, err := a.bot.GetUpdates(pctx, &telego.GetUpdatesParams{
+	updates, err := a.getUpdates(pctx, &telego.GetUpdatesParams{
 		Offset:         offset,
 		Timeout:        secs,
 		AllowedUpdates: []string{telego.MessageUpdates, telego.EditedMessageUpdates},
@@ -270,14 +270,26 @@ func (a *Adapter) Poll(ctx context.Context, inbox adapters.Inbox, offset int) (i
 	}
 	start := offset
 	for _, u := range updates {
-		if u.UpdateID < offset {
+		if u.err != nil {
+			if u.id >= 0 && u.id < offset {
+				continue
+			}
+			// Skipped and confirmed: fetching it again cannot make it
+			// readable, and it would hold back every update after it.
+			a.skipUnreadable(u)
+			if u.id >= offset {
+				offset = u.id + 1
+			}
 			continue
 		}
-		if err := a.handle(ctx, inbox, u); err != nil {
+		if u.id < offset {
+			continue
+		}
+		if err := a.handle(ctx, inbox, u.update); err != nil {
 			a.saveOffset(ctx, start, offset)
 			return offset, err
 		}
-		offset = u.UpdateID + 1
+		offset = u.id + 1
 	}
 	a.saveOffset(ctx, start, offset)
 	return offset, nil

@@ -91,7 +91,7 @@ func (a *app) cmdChat(ctx context.Context, args []string) int {
 	fatal := make(chan error, 1)
 	r := &router{}
 	rt, err := openRuntime(ctx, cfg, log, runtimeOptions{
-		Model: model, Router: r,
+		Model: model, Router: r, ServedOnly: true,
 		OnFatal: func(err error) {
 			select {
 			case fatal <- err:
@@ -101,7 +101,7 @@ func (a *app) cmdChat(ctx context.Context, args []string) int {
 	})
 	if err != nil {
 		fmt.Fprintln(a.stderr, "airi chat:", err)
-		return exitFailure
+		return openFailureCode(err)
 	}
 	defer rt.close()
 	con := console.New(console.Config{ChannelID: *channel, User: *user, BotName: rt.botName}, a.stdin, a.stdout, log)

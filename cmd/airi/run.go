@@ -81,22 +81,23 @@ func (a *app) cmdRun(ctx context.Context, args []string) int {
 		return exitUsage
 	}
 
-	store, err := openStore(ctx, cfg, log, !*noMigrate)
+	store, lock, err := openStore(ctx, cfg, log, !*noMigrate)
 	if err != nil {
 		fmt.Fprintln(a.stderr, "airi run:", err)
-		return exitFailure
+		return openFailureCode(err)
 	}
 	var rt *bot
 	rep, err := newReplica(cfg, store, func() *bot { return rt }, log)
 	if err != nil {
 		_ = store.Close()
+		lock.release()
 		fmt.Fprintln(a.stderr, "airi run:", err)
 		return exitUsage
 	}
 	var m *metrics
 	r := &router{}
 	rt, err = openRuntime(ctx, cfg, log, runtimeOptions{
-		Model: model, Router: r, Store: store, Leases: leases(rep),
+		Model: model, Router: r, Store: store, Lock: lock, Leases: leases(rep), ServedOnly: true,
 		OnTick: func(t state.Tick) {
 			if m != nil {
 				m.observe(t)
@@ -105,9 +106,8 @@ func (a *app) cmdRun(ctx context.Context, args []string) int {
 		OnFatal: func(err error) { log.Error("the model refuses every call; fix its settings", zap.Error(err)) },
 	})
 	if err != nil {
-		_ = store.Close()
 		fmt.Fprintln(a.stderr, "airi run:", err)
-		return exitFailure
+		return openFailureCode(err)
 	}
 	defer rt.close()
 	m = newMetrics(func() float64 {

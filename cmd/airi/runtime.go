@@ -126,6 +126,8 @@ type bot struct {
 	sched   *scheduler.Scheduler
 	router  *router
 	botName string
+	// lock is held while the runtime writes a database it opened itself.
+	lock *dbLock
 }
 
 // runtimeOptions are the parts that differ between chat, run, demo and replay.
@@ -135,17 +137,25 @@ type runtimeOptions struct {
 	Now     func() time.Time
 	OnTick  func(state.Tick)
 	OnFatal func(error)
-	// Store, when set, is used instead of opening the configured database.
+	// Store, when set, is used instead of opening the configured database;
+	// Lock, when set, is the database lock that comes with it, released
+	// when the runtime closes.
 	Store state.Store
+	Lock  *dbLock
 	// NoMigrate leaves a PostgreSQL schema as it is (`airi run
 	// --no-migrate`, after `airi migrate`); SQLite always migrates.
 	NoMigrate bool
 	// Leases, when set, limits the scheduler to the channels this replica holds.
 	Leases scheduler.Leases
+	// ServedOnly limits the bot to channels of the router's adapters:
+	// chats of other platforms in the database are left alone.
+	ServedOnly bool
 }
 
 func openRuntime(ctx context.Context, cfg config, log *zap.Logger, opt runtimeOptions) (_ *bot, err error) {
-	rt := &bot{router: opt.Router}
+	// A store handed in is owned from here on: closed (and its lock
+	// released) with the runtime, or at once if the runtime fails to open.
+	rt := &bot{router: opt.Router, store: opt.Store, lock: opt.Lock}
 	defer func() {
 		if err != nil {
 			rt.close()
@@ -165,9 +175,8 @@ func openRuntime(ctx context.Context, cfg config, log *zap.Logger, opt runtimeOp
 	if rt.botName == "" {
 		rt.botName = "airi"
 	}
-	rt.store = opt.Store
 	if rt.store == nil {
-		rt.store, err = openStore(ctx, cfg, log, !opt.NoMigrate)
+		rt.store, rt.lock, err = openStore(ctx, cfg, log, !opt.NoMigrate)
 		if err != nil {
 			return nil, err
 		}
@@ -179,6 +188,14 @@ func openRuntime(ctx context.Context, cfg config, log *zap.Logger, opt runtimeOp
 			set[id] = true
 		}
 		allowed = func(id string) bool { return set[id] }
+	}
+	if opt.ServedOnly {
+		served := newServedChannels(rt.store, opt.Router)
+		if listed := allowed; listed != nil {
+			allowed = func(id string) bool { return listed(id) && served.allows(id) }
+		} else {
+			allowed = served.allows
+		}
 	}
 	rt.reg, err = actions.NewBuiltinRegistry(actions.NewHandlers(actions.HandlerDeps{
 		Store: rt.store, Sender: opt.Router, BotName: rt.botName, Allowed: allowed,
@@ -237,4 +254,5 @@ func (rt *bot) close() {
 	if rt.store != nil {
 		_ = rt.store.Close()
 	}
+	rt.lock.release()
 }

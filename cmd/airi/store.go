@@ -13,19 +13,40 @@ import (
 	"github.com/airi-go/airi/state/sqlite"
 )
 
-// openStore opens the configured store: PostgreSQL when DATABASE_URL is
-// set, otherwise the SQLite file at DB_PATH (which always migrates). On
-// PostgreSQL migrate applies pending migrations; without it a schema that
-// is behind is an error asking for `airi migrate`.
-func openStore(ctx context.Context, cfg config, log *zap.Logger, migrate bool) (state.Store, error) {
+// openStore opens the configured store for writing: PostgreSQL when
+// DATABASE_URL is set, otherwise the SQLite file at DB_PATH (which always
+// migrates) under the exclusive lock beside it, returned for the caller to
+// release after closing the store. On PostgreSQL migrate applies pending
+// migrations; without it a schema that is behind is an error asking for
+// `airi migrate`. Several replicas share PostgreSQL through leases, so
+// there is no lock.
+func openStore(ctx context.Context, cfg config, log *zap.Logger, migrate bool) (state.Store, *dbLock, error) {
 	if cfg.DatabaseURL != "" {
 		s, err := postgres.Open(ctx, cfg.DatabaseURL, log, postgres.Options{Migrate: migrate})
+		if err != nil {
+			return nil, nil, fmt.Errorf("open database at DATABASE_URL: %w", err)
+		}
+		return s, nil, nil
+	}
+	s, lock, err := openDatabase(ctx, cfg.DBPath, log)
+	if err != nil {
+		return nil, nil, err
+	}
+	return s, lock, nil
+}
+
+// openStoreReadOnly opens the configured store for commands that only
+// read: a SQLite file without the lock and without writing, so that they
+// work beside a running bot.
+func openStoreReadOnly(ctx context.Context, cfg config, log *zap.Logger) (state.Store, error) {
+	if cfg.DatabaseURL != "" {
+		s, err := postgres.Open(ctx, cfg.DatabaseURL, log, postgres.Options{})
 		if err != nil {
 			return nil, fmt.Errorf("open database at DATABASE_URL: %w", err)
 		}
 		return s, nil
 	}
-	s, err := sqlite.Open(ctx, cfg.DBPath, log)
+	s, err := sqlite.OpenReadOnly(ctx, cfg.DBPath, log)
 	if err != nil {
 		return nil, fmt.Errorf("open database %s: %w", cfg.DBPath, err)
 	}

@@ -50,7 +50,8 @@ func (a *app) cmdTicksExport(ctx context.Context, args []string) int {
 		fmt.Fprintln(a.stderr, "airi ticks export:", err)
 		return exitFailure
 	}
-	store, err := openStore(ctx, cfg, log, false)
+	// Read only and without the lock: an export works beside a running bot.
+	store, err := openStoreReadOnly(ctx, cfg, log)
 	if err != nil {
 		fmt.Fprintln(a.stderr, "airi ticks export:", err)
 		return exitFailure

@@ -85,6 +85,11 @@ func (p *player) report() *Report {
 			}
 			switch {
 			case exp == nil:
+				if p.cut[w] {
+					// The recording stops in this wake: the replay
+					// stopped there too, with one call left unanswered.
+					continue
+				}
 				if r.Divergence == nil {
 					last := p.ticks[wk.last]
 					r.Divergence = &Divergence{Tick: wk.last + 1, Wake: last.Wake, Trigger: last.Trigger, What: "extra tick",
@@ -96,6 +101,9 @@ func (p *player) report() *Report {
 					r.Divergence = &Divergence{Tick: k + 1, Wake: exp.Wake, Trigger: exp.Trigger, What: "missing tick",
 						Expected: summaryOf(exp), Got: "the wake ended before this tick"}
 				}
+				continue
+			}
+			if p.cutServed[k] {
 				continue
 			}
 			if d := diverge(exp, got[i]); d != nil && r.Divergence == nil {

@@ -2,9 +2,11 @@ package replay
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -67,6 +69,11 @@ type Options struct {
 // errNoAnswer is what the replay model answers to a call the recording does not have.
 var errNoAnswer = errors.New("replay: the recording has no answer for this call")
 
+// errRecordingCut is what the replay model answers to a call of a wake
+// whose recording stops in the middle: the bot crashed or was restarted
+// while the call was in flight, so no answer was ever recorded.
+var errRecordingCut = errors.New("replay: the recording stops here: the bot was stopped during this call")
+
 // Play replays one session through a runtime made by open and compares
 // what it does with the recording. The error is for replays that could not
 // run at all; differences are in the report.
@@ -101,7 +108,7 @@ func Play(ctx context.Context, s *Session, open Opener, opt Options) (*Report, e
 			return nil, err
 		}
 	}
-	if _, err := p.deliverTo(len(s.Items)); err != nil {
+	if _, err := p.deliverTo(len(p.items)); err != nil {
 		return nil, err
 	}
 	return p.report(), nil
@@ -111,12 +118,18 @@ type wakeSpan struct{ first, last int } // tick indexes, inclusive
 
 // player is the replay model, the clock and the event feeder of one session.
 type player struct {
-	ctx     context.Context
-	s       *Session
-	opt     Options
-	ticks   []*Tick
-	pos     []int // item index of each tick
-	wakes   []wakeSpan
+	ctx context.Context
+	s   *Session
+	// items are the session's items, with the message that interrupted a
+	// call moved after its tick where the recording put it before (see
+	// interruptOrder).
+	items []Item
+	opt   Options
+	ticks []*Tick
+	pos   []int // item index of each tick
+	wakes []wakeSpan
+	// cut marks the wakes whose recording stops before the wake ended.
+	cut     []bool
 	adapter *Adapter
 	rt      Runtime
 
@@ -128,12 +141,15 @@ type player struct {
 	serving     int // recorded tick of the call in flight, or -1
 	interrupted bool
 	got         [][]state.Tick // replayed ticks, per recorded wake
-	err         error
+	// cutServed marks recorded ticks answered as the end of a cut
+	// recording: an interruption the recording cannot reproduce.
+	cutServed map[int]bool
+	err       error
 }
 
 func newPlayer(ctx context.Context, s *Session, opt Options) *player {
-	p := &player{ctx: ctx, s: s, opt: opt, serving: -1}
-	for i, it := range s.Items {
+	p := &player{ctx: ctx, s: s, opt: opt, serving: -1, items: interruptOrder(s.Items)}
+	for i, it := range p.items {
 		if it.Tick != nil {
 			p.ticks = append(p.ticks, it.Tick)
 			p.pos = append(p.pos, i)
@@ -147,8 +163,19 @@ func newPlayer(ctx context.Context, s *Session, opt Options) *player {
 		}
 	}
 	p.got = make([][]state.Tick, len(p.wakes))
-	if len(s.Items) > 0 {
-		if it := s.Items[0]; it.Event != nil {
+	p.cutServed = map[int]bool{}
+	maxIter := s.Header.Settings.MaxIterations
+	if maxIter <= 0 {
+		maxIter = defaultMaxIterations
+	}
+	for w, wk := range p.wakes {
+		// Only a stop leaves a wake unfinished: the recording ends there,
+		// or the next wake is the one the restart began.
+		stopped := w == len(p.wakes)-1 || p.ticks[p.wakes[w+1].first].Trigger == triggerRestart
+		p.cut = append(p.cut, stopped && wakeCut(p.ticks[wk.first:wk.last+1], maxIter))
+	}
+	if len(p.items) > 0 {
+		if it := p.items[0]; it.Event != nil {
 			p.clock = it.Event.Time
 		} else {
 			p.clock = it.Tick.Now
@@ -171,13 +198,13 @@ func (p *player) deliverTo(end int) (int, error) {
 	for {
 		p.mu.Lock()
 		i := p.delivered
-		if i >= end || i >= len(p.s.Items) {
+		if i >= end || i >= len(p.items) {
 			p.mu.Unlock()
 			return n, nil
 		}
 		p.delivered++
 		p.mu.Unlock()
-		e := p.s.Items[i].Event
+		e := p.items[i].Event
 		if e == nil {
 			continue
 		}
@@ -202,7 +229,7 @@ func (p *player) deliverTo(end int) (int, error) {
 // interrupted by them (then they came after the call).
 func (p *player) duringEnd(k int, canInterrupt bool) int {
 	t := p.ticks[k]
-	end := len(p.s.Items)
+	end := len(p.items)
 	if k+1 < len(p.ticks) {
 		end = p.pos[k+1]
 	}
@@ -212,7 +239,7 @@ func (p *player) duringEnd(k int, canInterrupt bool) int {
 	i := p.pos[k] + 1
 	if n, ok := heldBack(t); ok {
 		for ; i < end && n > 0; i++ {
-			if p.s.Items[i].Event != nil {
+			if p.items[i].Event != nil {
 				n--
 			}
 		}
@@ -222,7 +249,7 @@ func (p *player) duringEnd(k int, canInterrupt bool) int {
 		return i
 	}
 	done := t.Now.Add(time.Duration(t.LatencyMS) * time.Millisecond)
-	for i < end && p.s.Items[i].Event != nil && !p.s.Items[i].Event.Time.After(done) {
+	for i < end && p.items[i].Event != nil && !p.items[i].Event.Time.After(done) {
 		i++
 	}
 	return i
@@ -260,7 +287,11 @@ func (p *player) Complete(ctx context.Context, _ planner.Request) (planner.Respo
 	p.mu.Lock()
 	k := p.next
 	if k > p.wakes[p.wake].last {
+		cut := p.cut[p.wake]
 		p.mu.Unlock()
+		if cut {
+			return planner.Response{}, errRecordingCut
+		}
 		return planner.Response{}, errNoAnswer
 	}
 	p.next++
@@ -279,6 +310,19 @@ func (p *player) Complete(ctx context.Context, _ planner.Request) (planner.Respo
 			return planner.Response{}, fmt.Errorf("replay: tick %d was interrupted by a new message, but this runtime does not cancel the call", k+1)
 		}
 		if arrived == 0 {
+			p.mu.Lock()
+			cutHere := k == p.wakes[p.wake].last && p.cut[p.wake]
+			if cutHere {
+				p.cutServed[k] = true
+			}
+			p.mu.Unlock()
+			if cutHere {
+				// The bot stopped right after this interruption, and the
+				// message that caused it is recorded before the tick (a
+				// platform clock in whole seconds): nothing can interrupt
+				// the replayed call, so it ends the wake as the stop did.
+				return planner.Response{}, errRecordingCut
+			}
 			return planner.Response{}, fmt.Errorf("replay: tick %d was interrupted by a new message, but the session holds none after it", k+1)
 		}
 		p.mu.Lock()
@@ -301,6 +345,76 @@ func (p *player) Complete(ctx context.Context, _ planner.Request) (planner.Respo
 		return resp, recordedError(t.ModelError)
 	}
 	return resp, nil
+}
+
+// triggerRestart is the trigger of the first wake after a restart.
+const triggerRestart = "restart"
+
+// interruptOrder returns items with each message that interrupted a call
+// placed after the call's tick. A message carries the time its platform
+// (or adapter) gave it, which can precede the moment it was stored: a
+// message read just before a tick began but stored while its call was in
+// flight is recorded before the tick it interrupted. When an interrupted
+// tick has no message after it, the message right before it, if the
+// tick's request does not show it, is the one that interrupted it.
+func interruptOrder(items []Item) []Item {
+	out := slices.Clone(items)
+	for i, it := range out {
+		if it.Tick == nil || !it.Tick.Interrupted() || i == 0 || out[i-1].Event == nil {
+			continue
+		}
+		after := false
+		for j := i + 1; j < len(out) && out[j].Tick == nil; j++ {
+			after = true
+		}
+		if after || shows(it.Tick, out[i-1].Event.Content) {
+			continue
+		}
+		out[i-1], out[i] = out[i], out[i-1]
+	}
+	return out
+}
+
+// shows reports whether a tick's request holds text.
+func shows(t *Tick, text string) bool {
+	for _, m := range t.Request {
+		if strings.Contains(m.Content, text) {
+			return true
+		}
+	}
+	return false
+}
+
+// defaultMaxIterations is the runtime's iteration cap when a session's
+// header does not name one.
+const defaultMaxIterations = 5
+
+// wakeCut reports whether the recording of a wake stops before the wake
+// ended: its last tick asked for another (an interrupted call, or an
+// action whose result continues the wake) and the iteration cap was not
+// reached. Only a crash or a restart during the next model call leaves
+// such a recording; the replayed wake then stops there too.
+func wakeCut(ticks []*Tick, maxIterations int) bool {
+	last := ticks[len(ticks)-1]
+	switch {
+	case last.Interrupted():
+		return true
+	case len(ticks) >= maxIterations, last.ModelError != "":
+		return false
+	case last.ParseError != "":
+		return true
+	}
+	var a struct {
+		Action string `json:"action"`
+	}
+	if json.Unmarshal(last.Action, &a) != nil {
+		return false
+	}
+	switch a.Action {
+	case "continue", "break", "sleep", "":
+		return false
+	}
+	return true
 }
 
 // recordedError rebuilds a recorded model failure with its text, permanent

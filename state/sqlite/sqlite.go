@@ -49,6 +49,8 @@ type Store struct {
 	mu    sync.Mutex
 	stmts map[stmtKey]*sql.Stmt
 
+	health *writeHealth
+
 	closeOnce sync.Once
 	closeErr  error
 }
@@ -60,7 +62,8 @@ type stmtKey struct {
 
 // Open opens (creating it and its parent directory if needed) the database
 // file at path and applies any pending migrations, each in its own
-// transaction.
+// transaction. A new file is made readable by its owner only. A database
+// that cannot be written gives an error wrapping ErrNotWritable.
 func Open(ctx context.Context, path string, logger *zap.Logger) (_ *Store, err error) {
 	if logger == nil {
 		logger = zap.NewNop()
@@ -79,15 +82,22 @@ func Open(ctx context.Context, path string, logger *zap.Logger) (_ *Store, err e
 		}
 	}
 
+	if err := createFile(path); err != nil {
+		if errors.Is(err, os.ErrPermission) {
+			return nil, fmt.Errorf("open sqlite store %q: %w: %w", path, ErrNotWritable, err)
+		}
+		return nil, fmt.Errorf("open sqlite store %q: %w", path, err)
+	}
+
 	s := &Store{Now: time.Now, path: path, logger: logger.Named("sqlite"), stmts: map[stmtKey]*sql.Stmt{}}
+	s.health = &writeHealth{log: s.logger, now: time.Now}
 	defer func() {
 		if err != nil {
 			_ = s.Close()
 		}
 	}()
 
-	pragmas := fmt.Sprintf("_pragma=busy_timeout(%d)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)",
-		BusyTimeout.Milliseconds())
+	pragmas := connPragmas()
 
 	// Immediate transactions take the write lock at BEGIN, so a writer in
 	// another process makes us wait (busy timeout) instead of failing
@@ -102,28 +112,59 @@ func Open(ctx context.Context, path string, logger *zap.Logger) (_ *Store, err e
 	s.writer.SetConnMaxIdleTime(0)
 
 	if err := s.migrate(ctx, migrations); err != nil {
+		if notWritable(err) {
+			return nil, fmt.Errorf("open sqlite store %q: %w: %w", path, ErrNotWritable, err)
+		}
 		return nil, fmt.Errorf("open sqlite store %q: %w", path, err)
 	}
+	// Nothing may be received that cannot be stored: find out now, not at
+	// the first message.
+	if err := probeWrite(ctx, s.writer); err != nil {
+		if notWritable(err) {
+			return nil, fmt.Errorf("open sqlite store %q: %w: %w", path, ErrNotWritable, err)
+		}
+		return nil, fmt.Errorf("open sqlite store %q: check writes: %w", path, err)
+	}
 
+	if err := s.openReader(ctx, pragmas); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// connPragmas are the settings of every connection.
+func connPragmas() string {
+	return fmt.Sprintf("_pragma=busy_timeout(%d)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)",
+		BusyTimeout.Milliseconds())
+}
+
+// openReader opens the pool of read-only connections and prepares the
+// statements run inside transactions.
+func (s *Store) openReader(ctx context.Context, pragmas string) (err error) {
+	path := s.path
 	s.reader, err = sql.Open("sqlite", path+"?"+pragmas+"&_pragma=query_only(1)")
 	if err != nil {
-		return nil, fmt.Errorf("open sqlite store %q: %w", path, err)
+		return fmt.Errorf("open sqlite store %q: %w", path, err)
 	}
 	s.reader.SetMaxOpenConns(maxReaders)
 	s.reader.SetMaxIdleConns(maxReaders)
 	s.reader.SetConnMaxLifetime(0)
 	s.reader.SetConnMaxIdleTime(0)
+	if s.writer == nil {
+		// A read-only store: its writes fail on a query-only connection.
+		s.writer = s.reader
+	}
 	if err := s.reader.PingContext(ctx); err != nil {
-		return nil, fmt.Errorf("open sqlite store %q: %w", path, err)
+		return fmt.Errorf("open sqlite store %q: %w", path, err)
 	}
 	for db, queries := range s.txQueries() {
 		for _, q := range queries {
 			if _, err := s.prepare(ctx, db, q); err != nil {
-				return nil, fmt.Errorf("open sqlite store %q: prepare: %w", path, err)
+				return fmt.Errorf("open sqlite store %q: prepare: %w", path, err)
 			}
 		}
 	}
-	return s, nil
+	return nil
 }
 
 // Path returns the database file the store was opened on.
@@ -142,7 +183,7 @@ func (s *Store) Close() error {
 		if s.reader != nil {
 			errs = append(errs, s.reader.Close())
 		}
-		if s.writer != nil {
+		if s.writer != nil && s.writer != s.reader {
 			// Let SQLite refresh its planner statistics; cheap, and it
 			// keeps long-lived databases fast.
 			_, _ = s.writer.Exec("PRAGMA optimize")
@@ -191,9 +232,12 @@ func (s *Store) prepare(ctx context.Context, db *sql.DB, query string) (*sql.Stm
 func (s *Store) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
 	st, err := s.prepare(ctx, s.writer, query)
 	if err != nil {
+		s.health.observe(err)
 		return nil, err
 	}
-	return st.ExecContext(ctx, args...)
+	res, err := st.ExecContext(ctx, args...)
+	s.health.observe(err)
+	return res, err
 }
 
 // scanner is a *sql.Row or *sql.Rows.
@@ -228,10 +272,14 @@ func (r errRow) Scan(...any) error { return r.err }
 // otherwise).
 func (s *Store) row(ctx context.Context, db *sql.DB, query string, args ...any) scanner {
 	st, err := s.prepare(ctx, db, query)
-	if err != nil {
-		return errRow{err}
+	var row scanner = errRow{err}
+	if err == nil {
+		row = st.QueryRowContext(ctx, args...)
 	}
-	return st.QueryRowContext(ctx, args...)
+	if db == s.writer {
+		return observedRow{sc: row, h: s.health}
+	}
+	return row
 }
 
 // query runs a read statement on the read pool.
@@ -276,7 +324,8 @@ func (s *Store) txRow(ctx context.Context, tx *sql.Tx, db *sql.DB, query string,
 }
 
 // write runs fn in one write transaction and commits it.
-func (s *Store) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
+func (s *Store) write(ctx context.Context, fn func(tx *sql.Tx) error) (err error) {
+	defer func() { s.health.observe(err) }()
 	tx, err := s.writer.BeginTx(ctx, nil)
 	if err != nil {
 		return err

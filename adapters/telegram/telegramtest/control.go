@@ -37,6 +37,7 @@ type ControlFault struct {
 // serveControl answers the control API:
 //
 //	POST /_control/message  ControlMessage → {"message_id", "chat_id"}
+//	POST /_control/raw      any update fields → {"update_id"}, sent as given
 //	POST /_control/edit     {"chat_id", "message_id", "text"}
 //	POST /_control/fault    ControlFault
 //	GET  /_control/sent     [Sent]; ?min=N&wait=10s waits for N of them
@@ -63,6 +64,13 @@ func (s *Server) serveControl(w http.ResponseWriter, r *http.Request) {
 		m := s.Post(Incoming{Chat: chat, From: in.From, Text: in.Text, Caption: in.Caption, ReplyTo: in.ReplyTo,
 			Media: in.Media, Emoji: in.Emoji, FileName: in.FileName, Thread: in.Thread, ForwardedFrom: in.ForwardedFrom})
 		writeJSON(w, http.StatusOK, map[string]any{"message_id": m.MessageID, "chat_id": m.Chat.ID})
+	case "POST /_control/raw":
+		var fields map[string]any
+		if err := json.NewDecoder(r.Body).Decode(&fields); err != nil {
+			http.Error(w, "bad update: "+err.Error(), http.StatusBadRequest)
+			return
+		}
+		writeJSON(w, http.StatusOK, map[string]any{"update_id": s.PostRaw(fields)})
 	case "POST /_control/edit":
 		var in struct {
 			ChatID    int64  `json:"chat_id"`

@@ -225,6 +225,16 @@ func (s *Server) newMessage(chat Chat, from *User) *Message {
 	return m
 }
 
+// PostRaw queues an update made of fields as given (the server adds its
+// update_id), however malformed: a message whose text is a number, a kind
+// of update no client knows. It returns the update's id.
+func (s *Server) PostRaw(fields map[string]any) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.queue(Update{raw: fields})
+	return s.updates[len(s.updates)-1].UpdateID
+}
+
 // queue appends an update; callers hold mu.
 func (s *Server) queue(u Update) {
 	u.UpdateID = s.nextUpd

@@ -1,5 +1,7 @@
 package telegramtest
 
+import "encoding/json"
+
 // DefaultToken is a well-formed bot token the fake accepts by default.
 const DefaultToken = "123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw0"
 
@@ -72,6 +74,24 @@ type Update struct {
 	UpdateID      int      `json:"update_id"`
 	Message       *Message `json:"message,omitempty"`
 	EditedMessage *Message `json:"edited_message,omitempty"`
+
+	// raw, when set, is sent instead of the fields above (see PostRaw).
+	raw map[string]any
+}
+
+// MarshalJSON writes the update, or for one queued by PostRaw its raw
+// fields with the update id.
+func (u Update) MarshalJSON() ([]byte, error) {
+	if u.raw == nil {
+		type plain Update
+		return json.Marshal(plain(u))
+	}
+	fields := map[string]any{}
+	for k, v := range u.raw {
+		fields[k] = v
+	}
+	fields["update_id"] = u.UpdateID
+	return json.Marshal(fields)
 }
 
 // Incoming describes a user message to inject.
