@@ -178,8 +178,13 @@ func TestTelegramSendOverOnePartIsDeliveredAndRecorded(t *testing.T) {
 	if len(own) != 1 || own[0].Content != content || own[0].PlatformID != strconv.Itoa(sent[0].MessageID) {
 		t.Fatalf("history holds %d own messages, want the one sent", len(own))
 	}
-	if st := b.stateAfter(t, 1); !strings.Contains(st, `result: sent to "-1001234567890"`) {
-		t.Errorf("the model was not told the message was sent:\n%s", st)
+	// The send ended the wake: its result is what the model reads next.
+	ticks, err := b.rt.store.Ticks(t.Context(), state.TickFilter{ChannelID: b.chat})
+	if err != nil || len(ticks) != 1 {
+		t.Fatalf("%d ticks recorded, want 1 (%v)", len(ticks), err)
+	}
+	if tk := ticks[0]; !tk.OK || tk.Result != `sent to "-1001234567890"` {
+		t.Errorf("the send was recorded as %v %q, want sent", tk.OK, tk.Result)
 	}
 }
 
