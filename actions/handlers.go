@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"go.uber.org/zap"
+
 	"github.com/airi-go/airi/state"
 )
 
@@ -24,6 +26,7 @@ type Store interface {
 	Unread(ctx context.Context, channelID string, limit int) ([]state.Message, error)
 	UnreadCounts(ctx context.Context) (map[string]int, error)
 	MarkRead(ctx context.Context, ids []int64) error
+	History(ctx context.Context, channelID string, limit int) ([]state.Message, int, error)
 	ClearActions(ctx context.Context, channelID string) error
 	Ingest(ctx context.Context, msg state.Message) (state.Message, bool, error)
 	AddOutbox(ctx context.Context, e state.OutboxEntry) (int64, error)
@@ -32,9 +35,19 @@ type Store interface {
 
 // Sender delivers a message to the platform of its channel. out.ChannelID
 // is the id the model sees. An error wrapping state.ErrOutcomeUnknown means the
-// message may have gone out.
+// message may have gone out; an error returned with a platformID means part
+// of it went out (a message sent in several parts failed after the first),
+// and platformID is the id of the first part.
 type Sender interface {
 	Send(ctx context.Context, out state.Outgoing) (platformID string, err error)
+}
+
+// PartCounter is the optional ability of a Sender to tell, before anything
+// goes out, how many platform messages it would send a message as (Telegram
+// splits a long text into several). Zero means the platform would refuse
+// the message as empty. A Sender without it sends every message as one.
+type PartCounter interface {
+	Parts(out state.Outgoing) int
 }
 
 // HandlerDeps configures the built-in handlers.
@@ -49,7 +62,15 @@ type HandlerDeps struct {
 	SleepDefault, SleepMax time.Duration
 	// ReadLimit bounds how many messages one read returns (default 50).
 	ReadLimit int
-	Now       func() time.Time
+	// MaxSendChars and MaxSendParts bound one send (defaults 4000 and 3):
+	// a message longer than MaxSendChars characters, or one the sender
+	// would split into more than MaxSendParts platform messages, is refused
+	// before anything goes out.
+	MaxSendChars, MaxSendParts int
+	Now                        func() time.Time
+	// Logger reports what the model cannot act on, such as a delivered
+	// message that could not be stored in the history (default: no logs).
+	Logger *zap.Logger
 }
 
 // NewHandlers returns the built-in handlers bound to deps.
@@ -66,6 +87,15 @@ func NewHandlers(deps HandlerDeps) Handlers {
 	if deps.ReadLimit <= 0 {
 		deps.ReadLimit = 50
 	}
+	if deps.MaxSendChars <= 0 {
+		deps.MaxSendChars = 4000
+	}
+	if deps.MaxSendParts <= 0 {
+		deps.MaxSendParts = 3
+	}
+	if deps.Logger == nil {
+		deps.Logger = zap.NewNop()
+	}
 	h := &builtins{deps: deps}
 	return Handlers{
 		SendMessage:  HandlerFunc(h.send),
@@ -81,13 +111,18 @@ type builtins struct {
 	deps HandlerDeps
 }
 
-// channel resolves a channel id named by the model, or explains which ids exist.
+// channel resolves a channel id named by the model, or explains which ids
+// exist. A channel outside the allowlist reads as unknown: the model never
+// learns of it.
 func (h *builtins) channel(ctx context.Context, id string) (state.Channel, *Result, error) {
 	ch, err := h.deps.Store.Channel(ctx, id)
+	if err == nil && !h.allowed(ch.ID) {
+		err = state.ErrNotFound
+	}
 	if errors.Is(err, state.ErrNotFound) {
-		known, lerr := h.deps.Store.Channels(ctx)
+		known, lerr := h.visibleChannels(ctx)
 		if lerr != nil {
-			return ch, nil, fmt.Errorf("list channels: %w", lerr)
+			return ch, nil, lerr
 		}
 		ids := make([]string, 0, len(known))
 		for _, k := range known {
@@ -98,77 +133,28 @@ func (h *builtins) channel(ctx context.Context, id string) (state.Channel, *Resu
 	if err != nil {
 		return ch, nil, fmt.Errorf("look up channel %q: %w", id, err)
 	}
-	if h.deps.Allowed != nil && !h.deps.Allowed(id) {
-		return ch, &Result{Next: true, Text: fmt.Sprintf("channel %q is not open to you; act only in the channels you are allowed in", id)}, nil
-	}
 	return ch, nil, nil
 }
 
-func (h *builtins) send(ctx context.Context, call Call) (Result, error) {
-	p, ok := call.Action.Params.(*SendMessage)
-	if !ok {
-		return Result{}, fmt.Errorf("send_message got parameters of type %T", call.Action.Params)
-	}
-	ch, refusal, err := h.channel(ctx, p.ChannelID)
-	if err != nil || refusal != nil {
-		return deref(refusal), err
-	}
-	content := strings.TrimSpace(strings.ReplaceAll(p.Content, SilentToken, ""))
-	if content == "" {
-		// Silence ends the turn unless the model asked for more.
-		more := p.Then == ThenNext
-		return Result{OK: true, Next: more, EndsTurn: !more, Answered: ch.ID == call.Channel, Text: "nothing sent: you chose to stay silent"}, nil
-	}
-	if call.MayAbort {
-		unread, err := h.deps.Store.Unread(ctx, ch.ID, 0)
-		if err != nil {
-			return Result{}, fmt.Errorf("check unread of %q: %w", ch.ID, err)
-		}
-		fresh := 0
-		for _, m := range unread {
-			if m.ID > call.Watermark {
-				fresh++
-			}
-		}
-		if fresh > 0 {
-			return Result{Next: true, Aborted: true, Text: fmt.Sprintf(
-				"not sent: %d new message(s) arrived in %q while you were deciding. Look at them first, then send your reply again if it still fits.", fresh, ch.ID)}, nil
-		}
-	}
-	now := h.deps.Now()
-	id, err := h.deps.Store.AddOutbox(ctx, state.OutboxEntry{ChannelID: ch.ID, Content: content, ReplyTo: p.ReplyTo, State: state.OutboxPending, Created: now, Updated: now})
+// allowed says whether the bot may see and act in a channel.
+func (h *builtins) allowed(id string) bool {
+	return h.deps.Allowed == nil || h.deps.Allowed(id)
+}
+
+// visibleChannels returns the known channels the bot may see, by id.
+func (h *builtins) visibleChannels(ctx context.Context) ([]state.Channel, error) {
+	chans, err := h.deps.Store.Channels(ctx)
 	if err != nil {
-		return Result{}, fmt.Errorf("record send in outbox: %w", err)
+		return nil, fmt.Errorf("list channels: %w", err)
 	}
-	platformID, sendErr := h.deps.Sender.Send(ctx, state.Outgoing{ChannelID: ch.ID, Content: content, ReplyTo: p.ReplyTo})
-	if sendErr != nil {
-		st := state.OutboxFailed
-		text := fmt.Sprintf("send to %q failed: %v", ch.ID, sendErr)
-		if errors.Is(sendErr, state.ErrOutcomeUnknown) {
-			st = state.OutboxUnknown
-			text = fmt.Sprintf("the send to %q may or may not have gone out (%v); it will not be repeated automatically", ch.ID, sendErr)
+	visible := chans[:0]
+	for _, c := range chans {
+		if h.allowed(c.ID) {
+			visible = append(visible, c)
 		}
-		// Recording the outcome must survive a cancelled tick.
-		if err := h.deps.Store.SetOutboxState(context.WithoutCancel(ctx), id, st, "", sendErr.Error()); err != nil {
-			return Result{}, fmt.Errorf("record failed send: %w", err)
-		}
-		return Result{Next: true, Text: text}, nil
 	}
-	bg := context.WithoutCancel(ctx)
-	if err := h.deps.Store.SetOutboxState(bg, id, state.OutboxDone, platformID, ""); err != nil {
-		return Result{}, fmt.Errorf("record send: %w", err)
-	}
-	if _, _, err := h.deps.Store.Ingest(bg, state.Message{
-		ChannelID: ch.ID, PlatformID: platformID, SenderName: h.deps.BotName, Self: true,
-		Content: content, ReplyTo: p.ReplyTo, Time: now, Read: true,
-	}); err != nil {
-		return Result{}, fmt.Errorf("store sent message: %w", err)
-	}
-	return Result{
-		OK: true, Next: true, Answered: ch.ID == call.Channel, EndsTurn: p.Then != ThenNext,
-		Text:    fmt.Sprintf("sent to %q", ch.ID),
-		Effects: []Effect{{Kind: "send", ChannelID: ch.ID, Content: content, ReplyTo: p.ReplyTo, MessageID: platformID}},
-	}, nil
+	sort.Slice(visible, func(i, j int) bool { return visible[i].ID < visible[j].ID })
+	return visible, nil
 }
 
 func (h *builtins) read(ctx context.Context, call Call) (Result, error) {
@@ -232,12 +218,19 @@ func (h *builtins) sleep(_ context.Context, call Call) (Result, error) {
 	if !ok {
 		return Result{}, fmt.Errorf("sleep got parameters of type %T", call.Action.Params)
 	}
-	d := h.deps.SleepDefault
+	d, capped := h.deps.SleepDefault, false
 	if p.Duration != nil {
-		d = time.Duration(*p.Duration) * time.Millisecond
+		// Compared in milliseconds before converting: a huge duration
+		// would overflow time.Duration and wrap around.
+		ms := max(*p.Duration, 0)
+		if ms > int64(h.deps.SleepMax/time.Millisecond) {
+			capped = true
+		} else {
+			d = time.Duration(ms) * time.Millisecond
+		}
 	}
 	text := fmt.Sprintf("sleeping for %s; a new message wakes you earlier", d)
-	if d > h.deps.SleepMax {
+	if capped || d > h.deps.SleepMax {
 		d = h.deps.SleepMax
 		text = fmt.Sprintf("sleeping for %s (the longest allowed); a new message wakes you earlier", d)
 	}
@@ -259,15 +252,14 @@ func (h *builtins) brk(ctx context.Context, call Call) (Result, error) {
 }
 
 func (h *builtins) list(ctx context.Context, _ Call) (Result, error) {
-	chans, err := h.deps.Store.Channels(ctx)
+	chans, err := h.visibleChannels(ctx)
 	if err != nil {
-		return Result{}, fmt.Errorf("list channels: %w", err)
+		return Result{}, err
 	}
 	counts, err := h.deps.Store.UnreadCounts(ctx)
 	if err != nil {
 		return Result{}, fmt.Errorf("count unread: %w", err)
 	}
-	sort.Slice(chans, func(i, j int) bool { return chans[i].ID < chans[j].ID })
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d channel(s):\n", len(chans))
 	for _, c := range chans {

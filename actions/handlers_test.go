@@ -18,23 +18,46 @@ import (
 type fakeSender struct {
 	sent []state.Outgoing
 	err  error
+	// partial makes a send fail after its first part went out.
+	partial bool
 }
 
 func (f *fakeSender) Send(_ context.Context, out state.Outgoing) (string, error) {
 	if f.err != nil {
+		if f.partial {
+			f.sent = append(f.sent, out)
+			return fmt.Sprintf("p%d", len(f.sent)), f.err
+		}
 		return "", f.err
 	}
 	f.sent = append(f.sent, out)
 	return fmt.Sprintf("p%d", len(f.sent)), nil
 }
 
+// splittingSender is a sender whose platform takes at most partSize
+// characters per message, like Telegram, and says so before sending.
+type splittingSender struct {
+	fakeSender
+	partSize int
+}
+
+func (s *splittingSender) Parts(out state.Outgoing) int {
+	n := len([]rune(strings.TrimSpace(strings.ReplaceAll(out.Content, "*", ""))))
+	return (n + s.partSize - 1) / s.partSize
+}
+
 type fixture struct {
 	st     *sqlite.Store
 	sender *fakeSender
 	reg    *actions.Registry
+	now    time.Time
 }
 
-func newFixture(t *testing.T) *fixture {
+func newFixture(t *testing.T) *fixture { return newFixtureWith(t, nil) }
+
+// newFixtureWith lets edit change the handlers' dependencies; the clock
+// is f.now, which starts at the current time.
+func newFixtureWith(t *testing.T, edit func(f *fixture, d *actions.HandlerDeps)) *fixture {
 	t.Helper()
 	ctx := context.Background()
 	st, err := sqlite.Open(ctx, t.TempDir()+"/a.db", zaptest.NewLogger(t))
@@ -42,10 +65,15 @@ func newFixture(t *testing.T) *fixture {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = st.Close() })
-	f := &fixture{st: st, sender: &fakeSender{}}
-	f.reg, err = actions.NewBuiltinRegistry(actions.NewHandlers(actions.HandlerDeps{
+	f := &fixture{st: st, sender: &fakeSender{}, now: time.Now()}
+	deps := actions.HandlerDeps{
 		Store: st, Sender: f.sender, BotName: "Bot", SleepMax: time.Minute,
-	}))
+		Now: func() time.Time { return f.now }, Logger: zaptest.NewLogger(t),
+	}
+	if edit != nil {
+		edit(f, &deps)
+	}
+	f.reg, err = actions.NewBuiltinRegistry(actions.NewHandlers(deps))
 	if err != nil {
 		t.Fatal(err)
 	}

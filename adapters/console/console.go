@@ -4,12 +4,16 @@ package console
 
 import (
 	"bufio"
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
 	"sync"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"go.uber.org/zap"
 
@@ -61,40 +65,75 @@ func (a *Adapter) Channel() state.Channel {
 	return state.Channel{ID: a.cfg.ChannelID, NativeID: a.cfg.ChannelID, Platform: Name, Title: "terminal chat with " + a.cfg.User}
 }
 
+// cutMarker ends an input line that was longer than state.MaxContentBytes.
+const cutMarker = " […message cut]"
+
 // Run delivers every non-empty input line as a message until the input
-// ends (it then returns nil) or ctx ends.
+// ends (it then returns nil) or ctx ends. A line of any length is read; one
+// longer than state.MaxContentBytes is cut, with a marker.
 func (a *Adapter) Run(ctx context.Context, inbox adapters.Inbox) error {
-	sc := bufio.NewScanner(a.in)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	r := bufio.NewReader(a.in)
 	ch := a.Channel()
-	for sc.Scan() {
+	for {
+		line, err := readLine(r, state.MaxContentBytes)
 		if ctx.Err() != nil {
 			return nil
 		}
-		line := strings.TrimRight(sc.Text(), "\r")
-		if strings.TrimSpace(line) == "" {
+		if strings.TrimSpace(line) != "" {
+			now := a.cfg.Now()
+			msg := state.Message{
+				ChannelID:  ch.ID,
+				PlatformID: a.nextID(now),
+				SenderID:   a.cfg.User,
+				SenderName: a.cfg.User,
+				Content:    line,
+				Time:       now.UTC(),
+			}
+			if err := inbox.Deliver(ctx, ch, msg); err != nil {
+				return fmt.Errorf("console: deliver input line: %w", err)
+			}
+		}
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("console: read input: %w", err)
+		}
+	}
+}
+
+// readLine reads one line without its line ending, holding at most limit
+// bytes of it in memory: a longer line is read to its end and cut to limit
+// bytes (at a character boundary), with a marker. At the end of the input
+// it returns the last, unterminated line with io.EOF.
+func readLine(r *bufio.Reader, limit int) (string, error) {
+	// Two bytes beyond limit leave room for a "\r\n" ending.
+	keep := limit + 2
+	var buf []byte
+	over := false
+	for {
+		chunk, err := r.ReadSlice('\n')
+		room := keep - len(buf)
+		if len(chunk) > room {
+			chunk, over = chunk[:room], true
+		}
+		buf = append(buf, chunk...)
+		if errors.Is(err, bufio.ErrBufferFull) {
 			continue
 		}
-		if len(line) > state.MaxContentBytes {
-			line = strings.ToValidUTF8(line[:state.MaxContentBytes-16], "") + " [cut]"
+		if !over {
+			buf = bytes.TrimSuffix(buf, []byte("\n"))
+			buf = bytes.TrimSuffix(buf, []byte("\r"))
 		}
-		now := a.cfg.Now()
-		msg := state.Message{
-			ChannelID:  ch.ID,
-			PlatformID: a.nextID(now),
-			SenderID:   a.cfg.User,
-			SenderName: a.cfg.User,
-			Content:    line,
-			Time:       now.UTC(),
+		if len(buf) > limit {
+			cut := limit - len(cutMarker)
+			for cut > 0 && !utf8.RuneStart(buf[cut]) {
+				cut--
+			}
+			buf = append(buf[:cut], cutMarker...)
 		}
-		if err := inbox.Deliver(ctx, ch, msg); err != nil {
-			return fmt.Errorf("console: deliver input line: %w", err)
-		}
+		return string(buf), err
 	}
-	if err := sc.Err(); err != nil {
-		return fmt.Errorf("console: read input: %w", err)
-	}
-	return nil
 }
 
 // nextID returns a message id unique within the run, so the same text typed
@@ -107,12 +146,14 @@ func (a *Adapter) nextID(now time.Time) string {
 }
 
 // Send prints "Name: content"; further lines of the message are indented by
-// two spaces.
+// two spaces. Terminal control characters and escape sequences are removed,
+// so a message cannot move the cursor, recolour or retitle the terminal, or
+// overwrite what was printed before; a lone carriage return starts a new
+// line.
 func (a *Adapter) Send(_ context.Context, out state.Outgoing) (string, error) {
-	text := strings.ReplaceAll(out.Content, "\r\n", "\n")
-	lines := strings.Split(text, "\n")
+	lines := strings.Split(printable(out.Content), "\n")
 	var b strings.Builder
-	b.WriteString(a.cfg.BotName)
+	b.WriteString(printable(a.cfg.BotName))
 	b.WriteString(": ")
 	b.WriteString(lines[0])
 	b.WriteByte('\n')
@@ -128,4 +169,83 @@ func (a *Adapter) Send(_ context.Context, out state.Outgoing) (string, error) {
 		return "", fmt.Errorf("console: print message: %w", err)
 	}
 	return id, nil
+}
+
+// printable returns s without terminal escape sequences (ANSI CSI, OSC,
+// DCS and the like) and control characters other than tab and line feed;
+// line endings become "\n" and invalid UTF-8 the replacement character.
+func printable(s string) string {
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	var b strings.Builder
+	b.Grow(len(s))
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == '\x1b':
+			i += escapeLen(s[i:])
+			continue
+		case r == '\x9b', r == '\x9d', r == '\x90', r == '\x98', r == '\x9e', r == '\x9f':
+			// The 8-bit forms of CSI, OSC, DCS, SOS, PM and APC.
+			i += n + sequenceBody(s[i+n:], r == '\x9b')
+			continue
+		case r == '\r':
+			if !strings.HasPrefix(s[i+n:], "\n") {
+				b.WriteByte('\n')
+			}
+		case r == '\n', r == '\t':
+			b.WriteRune(r)
+		case unicode.IsControl(r):
+		default:
+			b.WriteString(s[i : i+n])
+		}
+		i += n
+	}
+	return b.String()
+}
+
+// escapeLen returns the length of the escape sequence that starts s (with
+// ESC): a CSI "ESC [ ... final", a string sequence "ESC ] ... BEL|ESC \\"
+// (and the DCS, SOS, PM, APC ones), or ESC and one more character.
+func escapeLen(s string) int {
+	if len(s) < 2 {
+		return len(s)
+	}
+	switch s[1] {
+	case '[':
+		return 2 + sequenceBody(s[2:], true)
+	case ']', 'P', 'X', '^', '_':
+		return 2 + sequenceBody(s[2:], false)
+	}
+	_, n := utf8.DecodeRuneInString(s[1:])
+	return 1 + n
+}
+
+// sequenceBody returns the length of the body of an escape sequence after
+// its introducer: for a CSI, parameter and intermediate bytes up to the
+// final byte; for a string sequence, everything up to BEL or ST (ESC \\ or
+// 0x9c). An unterminated sequence runs to the end of s.
+func sequenceBody(s string, csi bool) int {
+	if csi {
+		for i := 0; i < len(s); i++ {
+			switch c := s[i]; {
+			case c >= 0x40 && c <= 0x7e: // the final byte
+				return i + 1
+			case c < 0x20 || c > 0x7e:
+				// Not a CSI byte: the sequence is broken; drop what was read.
+				return i
+			}
+		}
+		return len(s)
+	}
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == '\a', r == '\x9c':
+			return i + n
+		case r == '\x1b' && i+1 < len(s) && s[i+1] == '\\':
+			return i + 2
+		}
+		i += n
+	}
+	return len(s)
 }

@@ -33,13 +33,7 @@ func (a *Adapter) Send(ctx context.Context, out state.Outgoing) (string, error) 
 	if err != nil {
 		return "", err
 	}
-	parts := parseMarkdown(out.Content).Split(MaxMessageUTF16)
-	var nonEmpty []formatted
-	for _, p := range parts {
-		if strings.TrimSpace(p.Plain()) != "" {
-			nonEmpty = append(nonEmpty, p)
-		}
-	}
+	nonEmpty := splitMessage(out.Content)
 	if len(nonEmpty) == 0 {
 		return "", errors.New("telegram send: the message is empty")
 	}
@@ -82,6 +76,24 @@ func (a *Adapter) Send(ctx context.Context, out state.Outgoing) (string, error) 
 		}
 	}
 	return first, nil
+}
+
+// Parts returns how many Telegram messages Send would send for out: its
+// markdown, formatted, split at Telegram's length limit, without the parts
+// that hold no visible text. Zero means Send would refuse it as empty.
+func (a *Adapter) Parts(out state.Outgoing) int {
+	return len(splitMessage(out.Content))
+}
+
+// splitMessage formats markdown and cuts it into the messages Send sends.
+func splitMessage(content string) []formatted {
+	var nonEmpty []formatted
+	for _, p := range parseMarkdown(content).Split(MaxMessageUTF16) {
+		if strings.TrimSpace(p.Plain()) != "" {
+			nonEmpty = append(nonEmpty, p)
+		}
+	}
+	return nonEmpty
 }
 
 // sendPart sends one part, honouring flood control and falling back to

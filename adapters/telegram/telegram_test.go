@@ -553,3 +553,41 @@ func TestPollStepByStep(t *testing.T) {
 	}
 	a.ownHTTP.CloseIdleConnections()
 }
+
+// TestPartsCountsWhatSendSends checks that Parts, asked before a send,
+// tells exactly how many messages the send then puts in the chat.
+func TestPartsCountsWhatSendSends(t *testing.T) {
+	var para strings.Builder
+	for para.Len() < 9000 {
+		para.WriteString("A **bold** claim & a [link](https://example.com) follow. ")
+	}
+	tests := []struct {
+		name    string
+		content string
+		want    int
+	}{
+		{"short", "hello", 1},
+		{"exactly the limit", strings.Repeat("a", MaxMessageUTF16), 1},
+		{"one unit over", strings.Repeat("a", MaxMessageUTF16+1), 2},
+		{"emoji count twice", strings.Repeat("🙂", 2100), 2},
+		{"markup is not counted", strings.Repeat("**b**", 1000), 1},
+		{"long formatted text", para.String(), 2},
+		{"an empty code block", "```\n```", 0},
+	}
+	srv := startServer(t)
+	a := newAdapter(t, srv, nil)
+	srv.Post(telegramtest.Incoming{Chat: sg, From: ann, Text: "x"})
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out := state.Outgoing{ChannelID: strconv.FormatInt(sg.ID, 10), Content: tt.content}
+			if got := a.Parts(out); got != tt.want {
+				t.Fatalf("Parts = %d, want %d", got, tt.want)
+			}
+			before := len(srv.Sent())
+			_, err := a.Send(ctxT(t), out)
+			if sent := len(srv.Sent()) - before; sent != tt.want || (err != nil) != (tt.want == 0) {
+				t.Errorf("Send sent %d messages (err %v), Parts said %d", sent, err, tt.want)
+			}
+		})
+	}
+}

@@ -20,5 +20,8 @@ var (
 	_ sender = (*satori.Adapter)(nil)
 	_ sender = (*telegram.Adapter)(nil)
 
+	_ actions.PartCounter = (*telegram.Adapter)(nil)
+	_ actions.PartCounter = (*router)(nil)
+
 	_ adapters.Cursors = state.Store(nil)
 )

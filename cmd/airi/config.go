@@ -45,6 +45,9 @@ type config struct {
 	Concurrency   int
 	Interrupt     string
 
+	MaxSendChars int
+	MaxSendParts int
+
 	AllowChannels []string
 
 	SatoriWSURL, SatoriAPIBaseURL, SatoriToken string
@@ -65,7 +68,9 @@ var settingNames = []string{
 	"LLM_JSON_MODE", "LLM_EXTRA_BODY", "LLM_RESPONSE_LANGUAGE", "LLM_SEND_USER", "AIRI_BOT_NAME",
 	"PROMPTS_DIR", "DB_PATH", "DATABASE_URL", "AIRI_LEASE_TTL", "AIRI_HISTORY", "AIRI_DEBOUNCE", "AIRI_TICK_INTERVAL", "AIRI_MAX_ITERATIONS",
 	"AIRI_CONTINUE_DELAY", "AIRI_SLEEP_MAX", "AIRI_MODEL_CONCURRENCY", "AIRI_INTERRUPT", "AIRI_ALLOW_CHANNELS",
-	"SATORI_WS_URL", "SATORI_API_BASE_URL", "SATORI_TOKEN", "TELEGRAM_BOT_TOKEN", "TELEGRAM_API_BASE_URL", "AIRI_ADMIN_ADDR", "AIRI_ADMIN_TOKEN", "LOG_LEVEL", "LOG_FORMAT",
+	"AIRI_MAX_SEND_CHARS", "AIRI_MAX_SEND_PARTS",
+	"SATORI_WS_URL", "SATORI_API_BASE_URL", "SATORI_TOKEN", "TELEGRAM_BOT_TOKEN", "TELEGRAM_API_BASE_URL",
+	"AIRI_ADMIN_ADDR", "AIRI_ADMIN_TOKEN", "LOG_LEVEL", "LOG_FORMAT",
 }
 
 // loadConfig reads the optional YAML file and the environment. Every
@@ -126,7 +131,7 @@ func parseConfig(v map[string]string) (config, error) {
 		LLMTimeout: 60 * time.Second, LLMMaxTokens: 1024, LLMJSONMode: "off", SendUser: true,
 		DBPath: "./data/airi.db", History: 20, Debounce: 800 * time.Millisecond, TickInterval: 60 * time.Second,
 		MaxIterations: 5, ContinueDelay: time.Second, SleepMax: 10 * time.Minute, Concurrency: 8,
-		Interrupt: "cancel", TelegramAPIBaseURL: "https://api.telegram.org", AdminAddr: "127.0.0.1:7070",
+		Interrupt: "cancel", MaxSendChars: 4000, MaxSendParts: 3, TelegramAPIBaseURL: "https://api.telegram.org", AdminAddr: "127.0.0.1:7070",
 		LogLevel: "info", LeaseTTL: 15 * time.Second,
 	}
 	var errs []error
@@ -229,6 +234,8 @@ func parseConfig(v map[string]string) (config, error) {
 	if c.Interrupt != "cancel" && c.Interrupt != "finish" {
 		bad("AIRI_INTERRUPT", c.Interrupt, "want cancel or finish")
 	}
+	num("AIRI_MAX_SEND_CHARS", &c.MaxSendChars, 1)
+	num("AIRI_MAX_SEND_PARTS", &c.MaxSendParts, 1)
 	if x, ok := v["AIRI_ALLOW_CHANNELS"]; ok {
 		for _, id := range strings.Split(x, ",") {
 			if id = strings.TrimSpace(id); id != "" {

@@ -82,6 +82,22 @@ func (r *router) Send(ctx context.Context, out state.Outgoing) (string, error) {
 	return a.Send(ctx, out)
 }
 
+// Parts implements actions.PartCounter: how many messages the channel's
+// adapter would send the message as (one where the adapter does not say).
+func (r *router) Parts(out state.Outgoing) int {
+	a, id, err := r.resolve(out.ChannelID)
+	if err != nil {
+		// Send fails the same way and says why.
+		return 1
+	}
+	pc, ok := a.(actions.PartCounter)
+	if !ok {
+		return 1
+	}
+	out.ChannelID = id
+	return pc.Parts(out)
+}
+
 // typing shows a typing indicator where the adapter has one.
 func (r *router) typing(log *zap.Logger) func(ctx context.Context, id string) {
 	return func(ctx context.Context, id string) {
@@ -199,7 +215,8 @@ func openRuntime(ctx context.Context, cfg config, log *zap.Logger, opt runtimeOp
 	}
 	rt.reg, err = actions.NewBuiltinRegistry(actions.NewHandlers(actions.HandlerDeps{
 		Store: rt.store, Sender: opt.Router, BotName: rt.botName, Allowed: allowed,
-		SleepMax: cfg.SleepMax, Now: opt.Now,
+		SleepMax: cfg.SleepMax, MaxSendChars: cfg.MaxSendChars, MaxSendParts: cfg.MaxSendParts,
+		Now: opt.Now, Logger: log.Named("actions"),
 	}))
 	if err != nil {
 		return nil, fmt.Errorf("register actions: %w", err)
