@@ -212,7 +212,9 @@ func (c *Client) request(req planner.Request) goopenai.ChatCompletionRequest {
 	if reasoningModel(c.cfg.Model) {
 		r.MaxCompletionTokens = c.cfg.MaxTokens
 	} else {
-		r.MaxTokens = c.cfg.MaxTokens
+		// max_tokens, not max_completion_tokens: most compatible servers
+		// (Ollama, vLLM, llama.cpp, older gateways) know only the former.
+		r.MaxTokens = c.cfg.MaxTokens //lint:ignore SA1019 the field compatible servers understand
 	}
 	return r
 }
