@@ -18,8 +18,9 @@ import (
 	"github.com/airi-go/airi/state"
 )
 
-// Figures of the reference bot on a 30-message conversation (DESIGN §15):
-// prompt tokens per call, and the o200k length of its persona file.
+// Figures of the TypeScript reference bot, measured with the o200k encoding
+// on a 30-message conversation: prompt tokens per call, and the length of
+// its persona file.
 const (
 	referenceTokensPerCall = 4070
 	referencePersonaTokens = 1751

@@ -16,7 +16,7 @@ import (
 var msgToken = regexp.MustCompile(`msg-\d+`)
 
 // TestBurstIsNeverLeftUnanswered plays the burst that starves the reference
-// bot (DESIGN §13), scaled down twenty times: six messages 75 ms apart while
+// bot (docs/ARCHITECTURE.md, "The tick"), scaled down twenty times: six messages 75 ms apart while
 // each model call takes 50 ms. The model acknowledges every message it has
 // seen and not yet acknowledged; in the end each is acknowledged exactly once.
 func TestBurstIsNeverLeftUnanswered(t *testing.T) {

@@ -53,7 +53,8 @@ type Dispatcher interface {
 	Dispatch(ctx context.Context, call actions.Call) actions.Result
 }
 
-// Config holds the loop's knobs; zero values take the defaults of DESIGN §14.
+// Config holds the loop's knobs; zero values take the defaults noted on
+// each field, which are those of the README's configuration table.
 type Config struct {
 	Debounce      time.Duration // 800ms; negative means none
 	TickInterval  time.Duration // 60s; negative turns the periodic tick off

@@ -11,6 +11,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/airi-go/airi/actions"
+	"github.com/airi-go/airi/internal/backoff"
 	"github.com/airi-go/airi/planner"
 	"github.com/airi-go/airi/state"
 )
@@ -74,14 +75,8 @@ func (l *loop) wake(ctx context.Context, trig Trigger) WakeReport {
 	w := &wakeState{id: s.nextWake(), trigger: trig}
 	unanswered := false
 	for rep.Iterations < s.cfg.MaxIterations {
-		if rep.Iterations > 0 && s.cfg.ContinueDelay > 0 {
-			t := time.NewTimer(s.cfg.ContinueDelay)
-			select {
-			case <-ctx.Done():
-				t.Stop()
-				return rep
-			case <-t.C:
-			}
+		if rep.Iterations > 0 && backoff.Sleep(ctx, s.cfg.ContinueDelay) != nil {
+			return rep
 		}
 		release, ok := s.pin(l.id)
 		if !ok {

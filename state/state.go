@@ -15,8 +15,9 @@ var ErrNotFound = errors.New("not found")
 // smaller interfaces they need; this one exists so that every engine runs
 // the same test suite (state/storetest).
 //
-// Channel ids are the ids the model sees (see DESIGN §1): the platform's own
-// id, qualified as "platform:id" when several adapters run.
+// Channel ids are the ids the model sees (docs/ARCHITECTURE.md, "Channel
+// ids"): the platform's own id, qualified as "platform:id" when several
+// adapters run.
 //
 // Times come back as the same instant, not necessarily in the same location
 // (engines return UTC). Ids of messages, action records, outbox entries and

@@ -88,11 +88,16 @@ func BenchmarkHandleMessageEvent(b *testing.B) {
 	})
 }
 
-func TestJitter(t *testing.T) {
-	for _, d := range []time.Duration{0, 1, 2, time.Millisecond, time.Minute} {
+func TestRetryPolicy(t *testing.T) {
+	a, err := New(Config{WSURL: "ws://127.0.0.1:1/v1/events", MinBackoff: time.Second, MaxBackoff: 4 * time.Second}, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := a.retry()
+	for n, window := range []time.Duration{time.Second, 2 * time.Second, 4 * time.Second, 4 * time.Second} {
 		for range 100 {
-			if j := jitter(d); j < d/2 || j > d {
-				t.Fatalf("jitter(%v) = %v, want within [%v, %v]", d, j, d/2, d)
+			if d := p.Delay(n+1, 0); d < window/2 || d > window {
+				t.Fatalf("wait after failure %d = %v, want within [%v, %v]", n+1, d, window/2, window)
 			}
 		}
 	}

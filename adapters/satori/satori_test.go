@@ -64,12 +64,6 @@ func (in *inbox) Deliver(ctx context.Context, ch state.Channel, msg state.Messag
 	return nil
 }
 
-func (in *inbox) all() []delivery {
-	in.mu.Lock()
-	defer in.mu.Unlock()
-	return slices.Clone(in.got)
-}
-
 // wait blocks until n deliveries were recorded.
 func (in *inbox) wait(t *testing.T, n int) []delivery {
 	t.Helper()
@@ -292,10 +286,10 @@ func TestReconnectResumes(t *testing.T) {
 				srv.PushMessage(satoritest.Message{ID: fmt.Sprintf("m%d", i), ChannelID: "c", GuildID: "g", UserID: "u", Content: "x"})
 			}
 			close(release)
-			got := in.wait(t, 6)
+			in.wait(t, 6)
 			waitServer(t, srv, "reconnect", func() bool { return srv.Connections() == 1 })
 			srv.PushMessage(satoritest.Message{ID: "m7", ChannelID: "c", GuildID: "g", UserID: "u", Content: "x"})
-			got = in.wait(t, 7)
+			got := in.wait(t, 7)
 
 			var ids []string
 			for _, d := range got {
@@ -371,9 +365,9 @@ func TestRestartResumesFromStoredCursor(t *testing.T) {
 
 	second := newInbox()
 	start(t, cfg, cur, second)
-	got := second.wait(t, 1)
+	second.wait(t, 1)
 	srv.PushMessage(satoritest.Message{ID: "m4", ChannelID: "c", UserID: "u", Content: "four"})
-	got = second.wait(t, 2)
+	got := second.wait(t, 2)
 	if len(got) != 2 || got[0].msg.PlatformID != "m3" || got[1].msg.PlatformID != "m4" {
 		t.Errorf("after restart delivered %+v, want m3 m4", got)
 	}

@@ -11,11 +11,11 @@ import (
 	"net/http/httptrace"
 	"strings"
 	"sync/atomic"
-	"time"
 	"unicode/utf8"
 
 	"go.uber.org/zap"
 
+	"github.com/airi-go/airi/internal/backoff"
 	"github.com/airi-go/airi/state"
 )
 
@@ -55,7 +55,6 @@ func (a *Adapter) Send(ctx context.Context, out state.Outgoing) (string, error) 
 	if err != nil {
 		return "", fmt.Errorf("send to %s: encode: %w", out.ChannelID, err)
 	}
-	backoff := a.cfg.MinBackoff
 	for attempt := 1; ; attempt++ {
 		respBody, err := a.call(ctx, "message.create", l, body)
 		if err == nil {
@@ -69,16 +68,11 @@ func (a *Adapter) Send(ctx context.Context, out state.Outgoing) (string, error) 
 		if !retryable(err) || attempt >= a.cfg.SendAttempts {
 			return "", fmt.Errorf("send to %s: %w", out.ChannelID, err)
 		}
-		wait := jitter(backoff)
+		wait := a.retry().Delay(attempt, 0)
 		a.log.Warn("send failed, retrying", zap.String("channel", out.ChannelID), zap.Int("attempt", attempt), zap.Duration("in", wait), zap.Error(err))
-		t := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return "", fmt.Errorf("send to %s: %w (last error: %v)", out.ChannelID, ctx.Err(), err)
-		case <-t.C:
+		if serr := backoff.Sleep(ctx, wait); serr != nil {
+			return "", fmt.Errorf("send to %s: %w (last error: %v)", out.ChannelID, serr, err)
 		}
-		backoff = min(backoff*2, a.cfg.MaxBackoff)
 	}
 }
 

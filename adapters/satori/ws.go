@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -15,6 +14,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/airi-go/airi/adapters"
+	"github.com/airi-go/airi/internal/backoff"
 )
 
 // maxFrame bounds one signal on the event stream.
@@ -32,7 +32,7 @@ func (a *Adapter) Run(ctx context.Context, inbox adapters.Inbox) error {
 	// Keep-alive connections of the API client die with the adapter.
 	defer a.http.CloseIdleConnections()
 	first := true
-	backoff := a.cfg.MinBackoff
+	failures := 0
 	for {
 		ready, err := a.session(ctx, inbox)
 		if ctx.Err() != nil {
@@ -46,28 +46,21 @@ func (a *Adapter) Run(ctx context.Context, inbox adapters.Inbox) error {
 		// unless the inbox refused a message: a store that keeps failing
 		// must not be hammered with the same event every MinBackoff.
 		if ready && !errors.Is(err, errDeliver) {
-			backoff = a.cfg.MinBackoff
+			failures = 0
 		}
-		wait := jitter(backoff)
+		failures++
+		wait := a.retry().Delay(failures, 0)
 		a.log.Warn("event stream lost, reconnecting", zap.Error(err), zap.Duration("in", wait))
-		t := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			t.Stop()
+		if backoff.Sleep(ctx, wait) != nil {
 			return nil
-		case <-t.C:
 		}
-		backoff = min(backoff*2, a.cfg.MaxBackoff)
 	}
 }
 
-// jitter spreads d over [d/2, d].
-func jitter(d time.Duration) time.Duration {
-	if d <= 1 {
-		return d
-	}
-	half := d / 2
-	return half + rand.N(d-half+1)
+// retry spaces reconnects and send retries: a window from MinBackoff
+// doubling up to MaxBackoff, each wait drawn from its upper half.
+func (a *Adapter) retry() backoff.Policy {
+	return backoff.Policy{Min: a.cfg.MinBackoff, Max: a.cfg.MaxBackoff, Jitter: backoff.EqualJitter}
 }
 
 func (a *Adapter) loadCursor(ctx context.Context) error {

@@ -25,6 +25,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/airi-go/airi/adapters"
+	"github.com/airi-go/airi/internal/backoff"
 )
 
 // Name is the adapter's name, the platform of the channels it reports.
@@ -107,7 +108,7 @@ func New(cfg Config, cursors adapters.Cursors, logger *zap.Logger) (*Adapter, er
 		cfg:     cfg,
 		cursors: cursors,
 		log:     logger.Named(Name),
-		wait:    sleepCtx,
+		wait:    backoff.Sleep,
 		ready:   make(chan struct{}),
 		members: make(map[int64][]string),
 		threads: make(map[int64]int),
@@ -167,12 +168,12 @@ func (a *Adapter) Run(ctx context.Context, inbox adapters.Inbox) error {
 		}
 		return err
 	}
-	backoff := time.Duration(0)
+	failures := 0
 	for ctx.Err() == nil {
 		next, err := a.Poll(ctx, inbox, offset)
 		offset = next
 		if err == nil {
-			backoff = 0
+			failures = 0
 			continue
 		}
 		if ctx.Err() != nil {
@@ -181,9 +182,10 @@ func (a *Adapter) Run(ctx context.Context, inbox adapters.Inbox) error {
 		if fatal := a.fatal(err); fatal != nil {
 			return fatal
 		}
-		backoff = nextBackoff(backoff, err)
-		a.log.Warn("telegram polling failed; retrying", zap.Error(err), zap.Duration("in", backoff))
-		if a.wait(ctx, backoff) != nil {
+		failures++
+		wait := pollWait(failures, err)
+		a.log.Warn("telegram polling failed; retrying", zap.Error(err), zap.Duration("in", wait))
+		if a.wait(ctx, wait) != nil {
 			break
 		}
 	}
@@ -321,9 +323,10 @@ func (a *Adapter) fatal(err error) error {
 	return nil
 }
 
-// nextBackoff doubles the wait between failed polls up to 30s, or takes
-// the server's retry_after.
-func nextBackoff(prev time.Duration, err error) time.Duration {
+// pollWait is the wait after the nth failed poll in a row: the server's
+// retry_after when it gave one, 5s when another process polls with this
+// token, otherwise 500ms doubling up to 30s.
+func pollWait(n int, err error) time.Duration {
 	var apiErr *ta.Error
 	if errors.As(err, &apiErr) && apiErr.Parameters != nil && apiErr.Parameters.RetryAfter > 0 {
 		return time.Duration(apiErr.Parameters.RetryAfter) * time.Second
@@ -332,24 +335,5 @@ func nextBackoff(prev time.Duration, err error) time.Duration {
 		// Another process is polling with this token.
 		return 5 * time.Second
 	}
-	switch {
-	case prev <= 0:
-		return 500 * time.Millisecond
-	case prev >= 15*time.Second:
-		return 30 * time.Second
-	default:
-		return 2 * prev
-	}
-}
-
-// sleepCtx waits for d or until ctx ends.
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
+	return backoff.Policy{Min: 500 * time.Millisecond, Max: 30 * time.Second}.Delay(n, 0)
 }

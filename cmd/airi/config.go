@@ -10,13 +10,14 @@ import (
 	"strings"
 	"time"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/airi-go/airi/scheduler"
 )
 
-// config is every setting of DESIGN §14. Defaults, then the YAML file
-// (keys are the variable names in lower case), then the environment.
+// config is every setting in the README's configuration table. Defaults,
+// then the YAML file (keys are the variable names in lower case), then the
+// environment.
 type config struct {
 	LLMBaseURL     string
 	LLMKey         string

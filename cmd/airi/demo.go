@@ -15,6 +15,7 @@ import (
 
 	"github.com/airi-go/airi/actions"
 	"github.com/airi-go/airi/adapters/console"
+	"github.com/airi-go/airi/internal/backoff"
 	"github.com/airi-go/airi/scheduler/replay"
 	"github.com/airi-go/airi/state"
 )
@@ -60,12 +61,7 @@ func (a *app) cmdDemo(ctx context.Context, args []string) int {
 		// On a terminal the ticks come at a reading pace (half the
 		// recorded model latency); piped, the demo runs at full speed.
 		out.pause = func(d time.Duration) {
-			t := time.NewTimer(min(d/2, 1500*time.Millisecond))
-			defer t.Stop()
-			select {
-			case <-ctx.Done():
-			case <-t.C:
-			}
+			_ = backoff.Sleep(ctx, min(d/2, 1500*time.Millisecond))
 		}
 	}
 	con := console.New(console.Config{ChannelID: s.Header.Channel.ID, BotName: bot}, strings.NewReader(""), &out.pending, zap.NewNop())

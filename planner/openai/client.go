@@ -23,7 +23,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"net"
 	"net/http"
 	"net/url"
@@ -33,6 +32,7 @@ import (
 	goopenai "github.com/sashabaranov/go-openai"
 	"go.uber.org/zap"
 
+	"github.com/airi-go/airi/internal/backoff"
 	"github.com/airi-go/airi/planner"
 )
 
@@ -47,8 +47,8 @@ type Client struct {
 	redact redactor
 	log    *zap.Logger
 	now    func() time.Time
-	// jitter picks a wait in [0, limit]; tests may replace it.
-	jitter func(limit time.Duration) time.Duration
+	// retry draws the wait between attempts; tests may set its Rand.
+	retry backoff.Policy
 	// wait sleeps between attempts until d passes or ctx is done; tests
 	// may replace it.
 	wait func(ctx context.Context, d time.Duration) error
@@ -104,13 +104,8 @@ func New(cfg Config, logger *zap.Logger) (*Client, error) {
 		redact: redactor(cfg.APIKey),
 		log:    logger.Named("model"),
 		now:    time.Now,
-		jitter: func(limit time.Duration) time.Duration {
-			if limit <= 0 {
-				return 0
-			}
-			return rand.N(limit + 1)
-		},
-		wait: sleep,
+		retry:  backoff.Policy{Min: cfg.MinBackoff, Max: cfg.MaxBackoff, Jitter: backoff.FullJitter},
+		wait:   backoff.Sleep,
 	}
 	switch cfg.JSONMode {
 	case JSONModeObject:
@@ -185,7 +180,7 @@ func (c *Client) Complete(ctx context.Context, req planner.Request) (planner.Res
 		if se := (*StatusError)(nil); errors.As(err, &se) {
 			retryAfter = se.RetryAfter
 		}
-		wait := c.backoff(attempt, retryAfter)
+		wait := c.retry.Delay(attempt, retryAfter)
 		log.Warn("model call failed, retrying",
 			zap.Int("attempt", attempt),
 			zap.String("class", Class(err)),
@@ -217,7 +212,9 @@ func (c *Client) request(req planner.Request) goopenai.ChatCompletionRequest {
 	if reasoningModel(c.cfg.Model) {
 		r.MaxCompletionTokens = c.cfg.MaxTokens
 	} else {
-		r.MaxTokens = c.cfg.MaxTokens
+		// max_tokens, not max_completion_tokens: most compatible servers
+		// (Ollama, vLLM, llama.cpp, older gateways) know only the former.
+		r.MaxTokens = c.cfg.MaxTokens //lint:ignore SA1019 the field compatible servers understand
 	}
 	return r
 }
@@ -377,35 +374,6 @@ func retryable(err error) bool {
 	}
 	// Timeouts, resets, refused connections, malformed bodies.
 	return true
-}
-
-// backoff is the wait before the attempt after attempt n (1-based): full
-// jitter over an exponential window, at least what the endpoint asked,
-// never more than MaxBackoff.
-func (c *Client) backoff(n int, retryAfter time.Duration) time.Duration {
-	window := c.cfg.MinBackoff
-	for i := 1; i < n && window < c.cfg.MaxBackoff; i++ {
-		window *= 2
-	}
-	window = min(window, c.cfg.MaxBackoff)
-	wait := c.jitter(window)
-	wait = max(wait, retryAfter)
-	return min(wait, c.cfg.MaxBackoff)
-}
-
-// sleep waits for d or until ctx is done.
-func sleep(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return canceled(ctx)
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return canceled(ctx)
-	case <-t.C:
-		return nil
-	}
 }
 
 // canceled reports a done context: its error (context.Canceled or

@@ -17,6 +17,7 @@ import (
 	"go.uber.org/zap/zaptest"
 	"go.uber.org/zap/zaptest/observer"
 
+	"github.com/airi-go/airi/internal/backoff"
 	"github.com/airi-go/airi/planner"
 	"github.com/airi-go/airi/planner/openai/openaitest"
 	"github.com/airi-go/airi/state"
@@ -405,7 +406,7 @@ func TestCompleteCancelDuringBackoff(t *testing.T) {
 	waiting := make(chan time.Duration, 1)
 	c.wait = func(ctx context.Context, d time.Duration) error {
 		waiting <- d
-		return sleep(ctx, d) // the real wait: an hour unless cancelled
+		return backoff.Sleep(ctx, d) // the real wait: an hour unless cancelled
 	}
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
@@ -767,7 +768,7 @@ func TestCompleteCancelKeepsCause(t *testing.T) {
 	ctx, cancel := context.WithCancelCause(t.Context())
 	c.wait = func(ctx context.Context, d time.Duration) error {
 		cancel(errNewMessage) // the scheduler interrupts during the wait
-		return sleep(ctx, d)
+		return backoff.Sleep(ctx, d)
 	}
 	_, err := c.Complete(ctx, testRequest())
 	if !errors.Is(err, context.Canceled) || !errors.Is(err, errNewMessage) {

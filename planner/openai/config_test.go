@@ -108,9 +108,13 @@ func TestParseRetryAfter(t *testing.T) {
 }
 
 func TestBackoff(t *testing.T) {
-	c := &Client{cfg: Config{MinBackoff: 100 * time.Millisecond, MaxBackoff: time.Second}}
-	// The jitter returns the top of its window, to check the window.
-	c.jitter = func(limit time.Duration) time.Duration { return limit }
+	c, err := New(Config{BaseURL: "http://127.0.0.1:1/v1", APIKey: "k", Model: "m",
+		MinBackoff: 100 * time.Millisecond, MaxBackoff: time.Second}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The draw returns the top of its window, to check the window.
+	c.retry.Rand = func(n time.Duration) time.Duration { return n - 1 }
 	tests := []struct {
 		attempt    int
 		retryAfter time.Duration
@@ -125,21 +129,8 @@ func TestBackoff(t *testing.T) {
 		{1, time.Hour, time.Second},
 	}
 	for _, tt := range tests {
-		if got := c.backoff(tt.attempt, tt.retryAfter); got != tt.want {
-			t.Errorf("backoff(%d, %v) = %v, want %v", tt.attempt, tt.retryAfter, got, tt.want)
-		}
-	}
-	// With the real jitter every wait stays inside its window.
-	real, err := New(Config{BaseURL: "http://127.0.0.1:1/v1", APIKey: "k", Model: "m",
-		MinBackoff: 10 * time.Millisecond, MaxBackoff: 80 * time.Millisecond}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for n := 1; n <= 6; n++ {
-		for range 50 {
-			if d := real.backoff(n, 0); d < 0 || d > 80*time.Millisecond {
-				t.Fatalf("backoff(%d) = %v outside [0, 80ms]", n, d)
-			}
+		if got := c.retry.Delay(tt.attempt, tt.retryAfter); got != tt.want {
+			t.Errorf("Delay(%d, %v) = %v, want %v", tt.attempt, tt.retryAfter, got, tt.want)
 		}
 	}
 }

@@ -4,10 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
-	"slices"
 )
 
 // maxResponseBytes bounds a buffered response body.
@@ -93,17 +93,20 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 }
 
 // mergeBody sets (or, for a nil value, removes) top-level fields of a JSON
-// object. It splices bytes: the kept fields are copied as they are and the
-// set ones appended, so a large messages array is never decoded.
+// object. The other members are kept as raw JSON, never decoded; the
+// result has its keys in sorted order.
+//
+// Plain encoding/json on purpose: a hand-written byte splice was about 8x
+// faster (BenchmarkMergeBody, a 17 KB request), but that saves about 0.3ms
+// of a model call, which BenchmarkComplete puts near 1ms even against a
+// local fake and a real model at hundreds of milliseconds or more.
 func mergeBody(body []byte, merge map[string]json.RawMessage) ([]byte, error) {
-	out, ok := spliceFields(body, merge)
-	if ok {
-		return out, nil
-	}
-	// Not a plain object the scanner understands: decode and encode.
 	var obj map[string]json.RawMessage
 	if err := json.Unmarshal(body, &obj); err != nil {
 		return nil, fmt.Errorf("merge request body: %w", err)
+	}
+	if obj == nil {
+		return nil, errors.New("merge request body: the body is not a JSON object")
 	}
 	for k, v := range merge {
 		if v == nil {
@@ -112,162 +115,18 @@ func mergeBody(body []byte, merge map[string]json.RawMessage) ([]byte, error) {
 		}
 		obj[k] = v
 	}
-	out, err := json.Marshal(obj)
-	if err != nil {
+	var out bytes.Buffer
+	enc := json.NewEncoder(&out)
+	// The messages go out as the caller wrote them, < and > included.
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(obj); err != nil {
 		return nil, fmt.Errorf("merge request body: %w", err)
 	}
-	return out, nil
-}
-
-// spliceFields copies the members of the top-level object in body whose
-// keys are not in merge, then appends merge's non-nil fields in key order.
-// It reports false when body is not an object it can scan; keys with
-// escapes are handled by the caller's slow path.
-func spliceFields(body []byte, merge map[string]json.RawMessage) ([]byte, bool) {
-	i := skipSpace(body, 0)
-	if i >= len(body) || body[i] != '{' {
-		return nil, false
-	}
-	out := make([]byte, 0, len(body)+64)
-	out = append(out, '{')
-	first := true
-	i = skipSpace(body, i+1)
-	if i < len(body) && body[i] == '}' {
-		i++
-	} else {
-		for {
-			// Key.
-			if i >= len(body) || body[i] != '"' {
-				return nil, false
-			}
-			keyEnd, escaped := scanString(body, i)
-			if keyEnd < 0 || escaped {
-				return nil, false
-			}
-			key := string(body[i+1 : keyEnd-1])
-			j := skipSpace(body, keyEnd)
-			if j >= len(body) || body[j] != ':' {
-				return nil, false
-			}
-			valStart := skipSpace(body, j+1)
-			valEnd := scanValue(body, valStart)
-			if valEnd < 0 {
-				return nil, false
-			}
-			if _, replaced := merge[key]; !replaced {
-				if !first {
-					out = append(out, ',')
-				}
-				first = false
-				out = append(out, body[i:keyEnd]...)
-				out = append(out, ':')
-				out = append(out, body[valStart:valEnd]...)
-			}
-			i = skipSpace(body, valEnd)
-			if i >= len(body) {
-				return nil, false
-			}
-			if body[i] == ',' {
-				i = skipSpace(body, i+1)
-				continue
-			}
-			if body[i] != '}' {
-				return nil, false
-			}
-			i++
-			break
-		}
-	}
-	if skipSpace(body, i) != len(body) {
-		return nil, false
-	}
-	keys := make([]string, 0, len(merge))
-	for k, v := range merge {
-		if v != nil {
-			keys = append(keys, k)
-		}
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
-		if !first {
-			out = append(out, ',')
-		}
-		first = false
-		kb, _ := json.Marshal(k)
-		out = append(out, kb...)
-		out = append(out, ':')
-		out = append(out, merge[k]...)
-	}
-	return append(out, '}'), true
-}
-
-func skipSpace(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
-		i++
-	}
-	return i
-}
-
-// scanString returns the index after the string starting at b[i] (a
-// quote) and whether it holds escapes, or -1 when it is not closed.
-func scanString(b []byte, i int) (int, bool) {
-	escaped := false
-	for j := i + 1; j < len(b); j++ {
-		switch b[j] {
-		case '\\':
-			escaped = true
-			j++
-		case '"':
-			return j + 1, escaped
-		}
-	}
-	return -1, escaped
-}
-
-// scanValue returns the index after the JSON value starting at b[i], or -1.
-// It checks the structure (strings, brackets) but not the scalars, which
-// came from encoding/json or from a value encoded at construction.
-func scanValue(b []byte, i int) int {
-	if i >= len(b) {
-		return -1
-	}
-	switch b[i] {
-	case '"':
-		end, _ := scanString(b, i)
-		return end
-	case '{', '[':
-		depth := 0
-		for j := i; j < len(b); j++ {
-			switch b[j] {
-			case '"':
-				end, _ := scanString(b, j)
-				if end < 0 {
-					return -1
-				}
-				j = end - 1
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-				if depth == 0 {
-					return j + 1
-				}
-			}
-		}
-		return -1
-	}
-	j := i
-	for j < len(b) && b[j] != ',' && b[j] != '}' && b[j] != ']' && b[j] != ' ' && b[j] != '\t' && b[j] != '\n' && b[j] != '\r' {
-		j++
-	}
-	if j == i {
-		return -1
-	}
-	return j
+	return bytes.TrimSuffix(out.Bytes(), []byte("\n")), nil
 }
 
 // encodeMerge turns ExtraBody (and the client's own optional fields) into
-// raw JSON once, at construction, so each request only splices bytes.
+// raw JSON once, at construction, so each request only merges bytes.
 func encodeMerge(fields map[string]any) (map[string]json.RawMessage, error) {
 	out := make(map[string]json.RawMessage, len(fields))
 	for k, v := range fields {

@@ -24,10 +24,11 @@ func TestMergeBody(t *testing.T) {
 		name, in, want string
 	}{
 		{"typical", `{"model":"m","messages":[{"role":"user","content":"a \"}\" b"}],"max_tokens":1024,"stream":false}`,
-			`{"model":"m","messages":[{"role":"user","content":"a \"}\" b"}],"stream":false,"temperature":0,"thinking":{"type":"disabled"},"top_k":20}`},
+			`{"messages":[{"role":"user","content":"a \"}\" b"}],"model":"m","stream":false,"temperature":0,"thinking":{"type":"disabled"},"top_k":20}`},
 		{"replaces", `{"top_k":1,"model":"m"}`, `{"model":"m","temperature":0,"thinking":{"type":"disabled"},"top_k":20}`},
+		{"text as written", `{"messages":[{"content":"<b>a & b</b>"}]}`, `{"messages":[{"content":"<b>a & b</b>"}],"temperature":0,"thinking":{"type":"disabled"},"top_k":20}`},
 		{"empty object", `{}`, `{"temperature":0,"thinking":{"type":"disabled"},"top_k":20}`},
-		{"spaces", " { \"a\" : [ 1 , {\"b\":null} ] , \"c\":true } ", `{"a":[ 1 , {"b":null} ],"c":true,"temperature":0,"thinking":{"type":"disabled"},"top_k":20}`},
+		{"spaces", " { \"a\" : [ 1 , {\"b\":null} ] , \"c\":true } ", `{"a":[1,{"b":null}],"c":true,"temperature":0,"thinking":{"type":"disabled"},"top_k":20}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -40,12 +41,14 @@ func TestMergeBody(t *testing.T) {
 			}
 		})
 	}
-	if _, err := mergeBody([]byte(`[1]`), merge); err == nil {
-		t.Errorf("mergeBody accepted an array")
+	for _, in := range []string{`[1]`, `null`, `{"a":`} {
+		if _, err := mergeBody([]byte(in), merge); err == nil {
+			t.Errorf("mergeBody accepted %s", in)
+		}
 	}
 }
 
-// FuzzMergeBody checks the byte splicing against decoding and encoding.
+// FuzzMergeBody checks that every other member survives the merge.
 func FuzzMergeBody(f *testing.F) {
 	for _, s := range []string{
 		`{"model":"m","messages":[{"role":"user","content":"hi"}],"max_tokens":5}`,

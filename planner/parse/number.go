@@ -183,9 +183,7 @@ func parseDurationMS(s string, unit int64) (int64, bool) {
 	if n, ok := intLiteral(s, unit, false); ok {
 		return n, true
 	}
-	if strings.HasPrefix(s, "pt") { // ISO 8601: PT30S, PT2M
-		s = s[2:]
-	}
+	s = strings.TrimPrefix(s, "pt") // ISO 8601: PT30S, PT2M
 	var total int64
 	i := 0
 	pairs := 0

@@ -28,7 +28,7 @@ type slot struct {
 func (p *Parser) build(name string, wrapped, flat []jmember, r *run) (actions.Action, *Error) {
 	info := p.infos[name]
 	var buf [4]slot
-	slots := buf[:0]
+	var slots []slot
 	if len(info.fields) <= len(buf) {
 		slots = buf[:len(info.fields)]
 	} else {

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/airi-go/airi/internal/backoff"
 	"github.com/jackc/pgx/v5"
 	"go.uber.org/zap"
 )
@@ -433,12 +434,8 @@ func (r *Replica) notifications(ctx context.Context, conn *pgxConn) {
 					return
 				}
 				r.log.Warn("listen for messages", zap.Error(err))
-				t := time.NewTimer(r.opts.Interval)
-				select {
-				case <-ctx.Done():
-					t.Stop()
+				if backoff.Sleep(ctx, r.opts.Interval) != nil {
 					return
-				case <-t.C:
 				}
 				continue
 			}

@@ -1,5 +1,9 @@
 package telegramtest
 
+// The error strings in this file repeat Telegram's own wording, capital
+// letters included, because the fake server returns them as Telegram does.
+//lint:file-ignore ST1005 the errors are Telegram's protocol text, word for word
+
 import (
 	"fmt"
 	"strconv"
