@@ -4,6 +4,8 @@
 package tokens
 
 import (
+	"unicode/utf8"
+
 	"github.com/tiktoken-go/tokenizer"
 	"github.com/tiktoken-go/tokenizer/codec"
 
@@ -59,4 +61,23 @@ func (c *Counter) Request(msgs []state.ChatMessage) int {
 		n += c.Message(m)
 	}
 	return n
+}
+
+// Fit returns s when it takes at most limit tokens, else the longest
+// cut(s, n) (s cut to n runes, with whatever marker cut adds) that does,
+// or cut(s, 0) when none does. It counts O(log n) times.
+func (c *Counter) Fit(s string, limit int, cut func(s string, n int) string) string {
+	if c.Count(s) <= limit {
+		return s
+	}
+	lo, hi := 0, utf8.RuneCountInString(s) // cut(s, lo) fits or lo is 0; cut(s, hi) does not
+	for hi-lo > 1 {
+		mid := (lo + hi) / 2
+		if c.Count(cut(s, mid)) <= limit {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return cut(s, lo)
 }

@@ -44,3 +44,34 @@ func BenchmarkCount(b *testing.B) {
 		c.Count(s)
 	}
 }
+
+func TestFit(t *testing.T) {
+	c := New()
+	cut := func(s string, n int) string { return string([]rune(s)[:n]) + "…" }
+	long := strings.Repeat("word ", 1000)
+	for _, tc := range []struct {
+		name  string
+		in    string
+		limit int
+	}{
+		{"fits", "a few words", 10},
+		{"cut", long, 100},
+		{"cut CJK", strings.Repeat("漢字の文章", 500), 50},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := c.Fit(tc.in, tc.limit, cut)
+			if n := c.Count(got); n > tc.limit {
+				t.Errorf("Fit gave %d tokens, want at most %d", n, tc.limit)
+			}
+			if c.Count(tc.in) <= tc.limit {
+				if got != tc.in {
+					t.Errorf("Fit changed text that fits: %q", got)
+				}
+				return
+			}
+			if n := c.Count(got); n < tc.limit-3 {
+				t.Errorf("Fit gave %d tokens of %d allowed: cut too much", n, tc.limit)
+			}
+		})
+	}
+}
