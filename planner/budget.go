@@ -60,7 +60,13 @@ func (b *Builder) fitIncoming(in Input, budget int) (Input, []int64) {
 
 // turnTokens remembers the token count of a channel's history turns by
 // message id, so that a window that stays put is not counted again.
-type turnTokens map[int64]int
+type turnTokens map[int64]turnCount
+
+// turnCount is one turn's count; the turn's length guards against a
+// message id that now names another message (another store, a replay).
+type turnCount struct {
+	size, tokens int
+}
 
 // historyTurns writes the window's messages as request turns and counts
 // each (framing included).
@@ -73,12 +79,12 @@ func (b *Builder) historyTurns(channelID string, hist []state.Message) ([]state.
 	next := make(turnTokens, len(hist))
 	for i, m := range hist {
 		turns[i] = historyTurn(m, channelID)
-		n, ok := known[m.ID]
-		if !ok || m.ID == 0 {
-			n = b.tok.Message(turns[i])
+		c, ok := known[m.ID]
+		if !ok || m.ID == 0 || c.size != len(turns[i].Content) {
+			c = turnCount{size: len(turns[i].Content), tokens: b.tok.Message(turns[i])}
 		}
-		counts[i] = n
-		next[m.ID] = n
+		counts[i] = c.tokens
+		next[m.ID] = c
 	}
 	b.mu.Lock()
 	b.turnTok[channelID] = next

@@ -247,3 +247,17 @@ func TestMeasureBudgetCases(t *testing.T) {
 		t.Logf("%s: request %d tokens, system %d bytes", c.name, enc.Request(p.Messages), len(p.Messages[0].Content))
 	}
 }
+
+// TestTokenCountsFollowContent: the counts remembered per message id are
+// not reused for another message under the same id (a replay, another
+// store), which would trim the history for nothing.
+func TestTokenCountsFollowContent(t *testing.T) {
+	enc := tokens.New()
+	b := newTestBuilder(t, "", BuilderOptions{})
+	build(t, b, floodInput(20, 4096, "Ada"))
+	short := floodInput(20, 40, "Ada")
+	p := build(t, b, short)
+	if got := enc.Request(p.Messages); p.Tokens != got || len(p.Messages) != 22 {
+		t.Errorf("Tokens = %d (counted %d), %d messages: want the whole 20-message window", p.Tokens, got, len(p.Messages))
+	}
+}
