@@ -21,21 +21,21 @@ func TestContextLengthIsClassified(t *testing.T) {
 		wantContext bool
 	}{
 		{
-			name: "openai",
-			code: 400,
-			body: `{"error":{"message":"This model's maximum context length is 128000 tokens. However, your messages resulted in 130512 tokens. Please reduce the length of the messages.","type":"invalid_request_error","param":"messages","code":"context_length_exceeded"}}`,
+			name:        "openai",
+			code:        400,
+			body:        `{"error":{"message":"This model's maximum context length is 128000 tokens. However, your messages resulted in 130512 tokens. Please reduce the length of the messages.","type":"invalid_request_error","param":"messages","code":"context_length_exceeded"}}`,
 			wantContext: true,
 		},
 		{
-			name: "deepseek",
-			code: 400,
-			body: `{"error":{"message":"This model's maximum context length is 65536 tokens. However, you requested 70210 tokens (69186 in the messages, 1024 in the completion). Please reduce the length of the messages or completion.","type":"invalid_request_error","param":null,"code":"invalid_request_error"}}`,
+			name:        "deepseek",
+			code:        400,
+			body:        `{"error":{"message":"This model's maximum context length is 65536 tokens. However, you requested 70210 tokens (69186 in the messages, 1024 in the completion). Please reduce the length of the messages or completion.","type":"invalid_request_error","param":null,"code":"invalid_request_error"}}`,
 			wantContext: true,
 		},
 		{
-			name: "vllm",
-			code: 400,
-			body: `{"object":"error","message":"This model's maximum context length is 4096 tokens. However, you requested 5120 tokens (4096 in the messages, 1024 in the completion). Please reduce the length of the messages or completion.","type":"BadRequestError","param":null,"code":400}`,
+			name:        "vllm",
+			code:        400,
+			body:        `{"object":"error","message":"This model's maximum context length is 4096 tokens. However, you requested 5120 tokens (4096 in the messages, 1024 in the completion). Please reduce the length of the messages or completion.","type":"BadRequestError","param":null,"code":400}`,
 			wantContext: true,
 		},
 		{
