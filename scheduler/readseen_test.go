@@ -281,7 +281,7 @@ func (r *seenRig) waitIdle() {
 // scheduler while the model keeps reading: every message ends up read, and
 // every read message was shown in an answered request.
 func TestReadMeansSeenUnderFlood(t *testing.T) {
-	const n = 2000
+	const n = floodSize
 	// A model that keeps reading never sends, so its wakes end on the cap
 	// unanswered; after two re-arms the periodic tick picks the channel up,
 	// as in production.
