@@ -8,6 +8,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"time"
+
+	"github.com/airi-go/airi/state"
 )
 
 // Action is one normalized action chosen by the model: its name and its
@@ -65,6 +67,10 @@ type Result struct {
 	// Delivered counts messages of the calling channel that the action
 	// showed the model (a read of that channel).
 	Delivered int
+	// Shown are the unread messages Text shows (a read). They stay unread
+	// until a request showing this result has been answered; the scheduler
+	// then marks them read, and does not offer them as new meanwhile.
+	Shown []state.Message
 	// Aborted reports a send held back because new messages arrived.
 	Aborted bool
 	// Answered reports that the action replied to the channel (a send went

@@ -12,6 +12,8 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/airi-go/airi/planner/tokens"
+	"github.com/airi-go/airi/prompts"
 	"github.com/airi-go/airi/state"
 )
 
@@ -25,7 +27,6 @@ type Store interface {
 	Channels(ctx context.Context) ([]state.Channel, error)
 	Unread(ctx context.Context, channelID string, limit int) ([]state.Message, error)
 	UnreadCounts(ctx context.Context) (map[string]int, error)
-	MarkRead(ctx context.Context, ids []int64) error
 	History(ctx context.Context, channelID string, limit int) ([]state.Message, int, error)
 	ClearActions(ctx context.Context, channelID string) error
 	Ingest(ctx context.Context, msg state.Message) (state.Message, bool, error)
@@ -67,7 +68,11 @@ type HandlerDeps struct {
 	// would split into more than MaxSendParts platform messages, is refused
 	// before anything goes out.
 	MaxSendChars, MaxSendParts int
-	Now                        func() time.Time
+	// ReadTokens bounds the messages one read returns by their o200k
+	// tokens (default 2000): the result is shown in the next request,
+	// whose budget it shares. At least one message is returned, cut to fit.
+	ReadTokens int
+	Now        func() time.Time
 	// Logger reports what the model cannot act on, such as a delivered
 	// message that could not be stored in the history (default: no logs).
 	Logger *zap.Logger
@@ -96,7 +101,10 @@ func NewHandlers(deps HandlerDeps) Handlers {
 	if deps.Logger == nil {
 		deps.Logger = zap.NewNop()
 	}
-	h := &builtins{deps: deps}
+	if deps.ReadTokens <= 0 {
+		deps.ReadTokens = 2000
+	}
+	h := &builtins{deps: deps, tok: tokens.New()}
 	return Handlers{
 		SendMessage:  HandlerFunc(h.send),
 		ReadUnread:   HandlerFunc(h.read),
@@ -109,6 +117,7 @@ func NewHandlers(deps HandlerDeps) Handlers {
 
 type builtins struct {
 	deps HandlerDeps
+	tok  *tokens.Counter
 }
 
 // channel resolves a channel id named by the model, or explains which ids
@@ -157,6 +166,10 @@ func (h *builtins) visibleChannels(ctx context.Context) ([]state.Channel, error)
 	return visible, nil
 }
 
+// read returns unread messages of a channel in its result, as many as fit
+// HandlerDeps.ReadTokens, and says how many remain. It marks nothing read:
+// the result is shown in the next request, and the scheduler marks the
+// messages of Result.Shown read once that request is answered.
 func (h *builtins) read(ctx context.Context, call Call) (Result, error) {
 	p, ok := call.Action.Params.(*ReadUnreadMessages)
 	if !ok {
@@ -173,33 +186,52 @@ func (h *builtins) read(ctx context.Context, call Call) (Result, error) {
 	if len(msgs) == 0 {
 		return Result{OK: true, Next: true, Text: fmt.Sprintf("no unread messages in %q", ch.ID)}, nil
 	}
-	ids := make([]int64, len(msgs))
-	for i, m := range msgs {
-		ids[i] = m.ID
+	counts, err := h.deps.Store.UnreadCounts(ctx)
+	if err != nil {
+		return Result{}, fmt.Errorf("count unread of %q: %w", ch.ID, err)
 	}
-	if err := h.deps.Store.MarkRead(ctx, ids); err != nil {
-		return Result{}, fmt.Errorf("mark read in %q: %w", ch.ID, err)
+	var lines strings.Builder
+	shown := make([]state.Message, 0, len(msgs))
+	used := 0
+	for i, m := range msgs {
+		line := formatMessage(m, prompts.Cut(m.Content, prompts.MaxMessageRunes))
+		n := h.tok.Count(line)
+		if i > 0 && used+n > h.deps.ReadTokens {
+			break
+		}
+		if n > h.deps.ReadTokens {
+			// One message over the whole budget is cut to fit it.
+			frame := h.tok.Count(formatMessage(m, ""))
+			content := h.tok.Fit(m.Content, max(h.deps.ReadTokens-frame, 1), func(s string, n int) string {
+				return prompts.Cut(s, min(n, prompts.MaxMessageRunes))
+			})
+			line = formatMessage(m, content)
+			n = h.tok.Count(line)
+		}
+		used += n
+		lines.WriteString(line)
+		shown = append(shown, m)
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d unread message(s) in %q:\n", len(msgs), ch.ID)
-	b.WriteString(formatMessages(msgs))
-	res := Result{OK: true, Next: true, Text: b.String()}
+	fmt.Fprintf(&b, "%d unread message(s) in %q:\n", len(shown), ch.ID)
+	b.WriteString(lines.String())
+	if rest := counts[ch.ID] - len(shown); rest > 0 {
+		fmt.Fprintf(&b, "%d more unread in %q: read again for them.\n", rest, ch.ID)
+	}
+	res := Result{OK: true, Next: true, Text: b.String(), Shown: shown}
 	if ch.ID == call.Channel {
-		res.Delivered = len(msgs)
+		res.Delivered = len(shown)
 	}
 	return res, nil
 }
 
-// formatMessages renders chat messages as quoted data, one per line in the
-// layout of the state message (id, time, sender, content), names and
-// contents as JSON strings, so that nothing a user writes can pass for the
-// runtime's own words.
-func formatMessages(msgs []state.Message) string {
-	var b strings.Builder
-	for _, m := range msgs {
-		fmt.Fprintf(&b, "- id %s %s %s: %s\n", quote(m.PlatformID), m.Time.UTC().Format("15:04"), quote(m.SenderName), quote(m.Content))
-	}
-	return b.String()
+// formatMessage renders one chat message as quoted data, one line in the
+// layout of the state message (id, time, sender, content), name and
+// content as JSON strings, so that nothing a user writes can pass for the
+// runtime's own words. content is the message's text as shown (cut).
+func formatMessage(m state.Message, content string) string {
+	return fmt.Sprintf("- id %s %s %s: %s\n", quote(m.PlatformID), m.Time.UTC().Format("15:04"),
+		quote(prompts.Clip(m.SenderName, prompts.MaxNameRunes)), quote(content))
 }
 
 // quote writes s as a JSON string, leaving <, > and & as they are.
@@ -267,7 +299,7 @@ func (h *builtins) list(ctx context.Context, _ Call) (Result, error) {
 		if c.Group {
 			kind = "group"
 		}
-		fmt.Fprintf(&b, "- id=%s %s on %s, title %s, %d unread\n", quote(c.ID), kind, c.Platform, quote(c.Title), counts[c.ID])
+		fmt.Fprintf(&b, "- id=%s %s on %s, title %s, %d unread\n", quote(c.ID), kind, c.Platform, quote(prompts.Clip(c.Title, prompts.MaxTitleRunes)), counts[c.ID])
 	}
 	return Result{OK: true, Next: true, Text: b.String()}, nil
 }

@@ -9,12 +9,16 @@ import (
 	"time"
 
 	"github.com/airi-go/airi/actions"
+	"github.com/airi-go/airi/planner/tokens"
 	"github.com/airi-go/airi/prompts"
 	"github.com/airi-go/airi/state"
 )
 
 // DefaultHistoryLimit is the history window when none is configured.
 const DefaultHistoryLimit = 20
+
+// DefaultMaxTokens bounds a request when no bound is configured.
+const DefaultMaxTokens = 8000
 
 // Chat roles of request messages.
 const (
@@ -36,9 +40,13 @@ type Input struct {
 	// HistoryTotal is the total Store.History returns; it keeps the window
 	// start still while the channel grows.
 	HistoryTotal int
-	// Incoming are the messages delivered by this tick (new since the previous tick).
+	// Incoming are the messages this tick may show as new, oldest first:
+	// messages shown again (Read set) before unread ones. Build shows as
+	// many as fit the request's budget, at least one, each cut to
+	// prompts.MaxMessageRunes with a marker, and reports them in
+	// Prompt.Shown; the unread ones it leaves out count as remaining.
 	Incoming []state.Message
-	// Remaining counts unread messages of this channel not shown this tick.
+	// Remaining counts unread messages of this channel beyond Incoming.
 	Remaining int
 	// Actions is the recent action history of the channel, oldest first.
 	Actions []state.ActionRecord
@@ -50,6 +58,9 @@ type Input struct {
 	// Channels are the known channels (for titles in unread counts).
 	Channels []state.Channel
 	Now      time.Time
+	// Shrink halves the history's share of the budget this many times,
+	// after the model refused a request as longer than its context.
+	Shrink int
 }
 
 // Prompt is one assembled request.
@@ -60,6 +71,12 @@ type Prompt struct {
 	// Sections describe where each section of the system message and the
 	// state message lie, for the tick inspector and `airi prompt render`.
 	Sections []SectionInfo
+	// Shown are the ids of the Input.Incoming messages the state message
+	// shows, in full or cut with a marker: exactly what the model has seen
+	// once it answers this request.
+	Shown []int64
+	// Tokens estimates the request's prompt tokens (o200k).
+	Tokens int
 }
 
 // SectionInfo locates one rendered section.
@@ -106,6 +123,11 @@ type BuilderOptions struct {
 	// Sections are extra computed sections (memory, for example) joined to
 	// the registry with the built-in ones.
 	Sections []Section
+	// MaxTokens bounds the whole request, estimated with the o200k
+	// encoding (default 8000). The history window gives way first, oldest
+	// messages first in blocks; new messages beyond a quarter of it wait
+	// for the next tick.
+	MaxTokens int
 }
 
 // Builder assembles requests. It is safe for concurrent use.
@@ -113,9 +135,11 @@ type Builder struct {
 	src      *prompts.Source
 	opts     BuilderOptions
 	computed []Section
+	tok      *tokens.Counter
 
-	mu    sync.Mutex
-	cache map[string]*systemCache // by channel id
+	mu      sync.Mutex
+	cache   map[string]*systemCache // by channel id
+	turnTok map[string]turnTokens   // by channel id
 }
 
 // NewBuilder returns a builder rendering src's templates and the catalog
@@ -124,7 +148,10 @@ func NewBuilder(src *prompts.Source, reg *actions.Registry, opts BuilderOptions)
 	if opts.HistoryLimit <= 0 {
 		opts.HistoryLimit = DefaultHistoryLimit
 	}
-	b := &Builder{src: src, opts: opts, cache: map[string]*systemCache{}}
+	if opts.MaxTokens <= 0 {
+		opts.MaxTokens = DefaultMaxTokens
+	}
+	b := &Builder{src: src, opts: opts, tok: tokens.New(), cache: map[string]*systemCache{}, turnTok: map[string]turnTokens{}}
 	b.computed = append(builtinSections(reg), opts.Sections...)
 	return b
 }
@@ -141,7 +168,8 @@ func (b *Builder) zone(now time.Time) *time.Location {
 func (b *Builder) HistoryLimit() int { return b.opts.HistoryLimit }
 
 // Build assembles the request of one tick: the system message (stable
-// across ticks of the channel), the history window and the state message.
+// across ticks of the channel), the history window and the state message,
+// within BuilderOptions.MaxTokens as far as the history can give way.
 func (b *Builder) Build(ctx context.Context, in Input) (Prompt, error) {
 	if err := ctx.Err(); err != nil {
 		return Prompt{}, fmt.Errorf("build prompt: %w", err)
@@ -152,24 +180,52 @@ func (b *Builder) Build(ctx context.Context, in Input) (Prompt, error) {
 	if err != nil {
 		return Prompt{}, fmt.Errorf("build prompt for %q: %w", in.Channel.ID, err)
 	}
+	sysTokens := b.systemTokens(in.Channel.ID, system)
+	in, shown := b.fitIncoming(in, b.opts.MaxTokens/4)
+
 	hist := b.window(in.History, in.HistoryTotal)
-	msgs := make([]state.ChatMessage, 0, len(hist)+2)
+	first := max(in.HistoryTotal, len(in.History)) - len(hist) // index of hist[0] in the channel
+	turns, turnTok := b.historyTurns(in.Channel.ID, hist)
+	var text string
+	var stateCount int
+	for {
+		sd := b.stateData(data, in, hist)
+		text, err = set.State.Render(sd)
+		if err != nil {
+			return Prompt{}, fmt.Errorf("build prompt for %q: state message: %w", in.Channel.ID, err)
+		}
+		// The history's share does not follow the state message's size
+		// tick by tick, so that the window start, and with it the
+		// prompt cache, stays put while the state message varies; only a
+		// state message over its reserve takes more from the history.
+		stateCount = b.tok.Count(text)
+		stateTokens := max(stateCount+tokens.PerMessage, b.opts.MaxTokens*3/8)
+		budget := b.opts.MaxTokens - tokens.PerRequest - sysTokens - stateTokens
+		if in.Shrink > 0 {
+			budget >>= min(in.Shrink, 16)
+		}
+		skip := b.trimHistory(turnTok, first, budget)
+		if skip == 0 {
+			break
+		}
+		// Sends that left the window are shown in full in the state
+		// message now: render it again and check again.
+		hist, turns, turnTok, first = hist[skip:], turns[skip:], turnTok[skip:], first+skip
+	}
+	msgs := make([]state.ChatMessage, 0, len(turns)+2)
 	msgs = append(msgs, state.ChatMessage{Role: RoleSystem, Content: system})
-	for _, m := range hist {
-		msgs = append(msgs, historyTurn(m, in.Channel.ID))
-	}
-	sd := b.stateData(data, in, hist)
-	text, err := set.State.Render(sd)
-	if err != nil {
-		return Prompt{}, fmt.Errorf("build prompt for %q: state message: %w", in.Channel.ID, err)
-	}
+	msgs = append(msgs, turns...)
 	msgs = append(msgs, state.ChatMessage{Role: RoleUser, Content: text})
 	infos = append(infos, SectionInfo{
 		Name: prompts.StateSection, Order: set.State.Order, Source: set.State.Path,
 		Cache: string(prompts.CacheVolatile), Reason: set.State.Reason,
 		Message: len(msgs) - 1, Start: 0, End: len(text),
 	})
-	return Prompt{Messages: msgs, Sections: infos}, nil
+	total := tokens.PerRequest + sysTokens + stateCount + tokens.PerMessage
+	for _, n := range turnTok {
+		total += n
+	}
+	return Prompt{Messages: msgs, Sections: infos, Shown: shown, Tokens: total}, nil
 }
 
 // staticData is what system sections see: nothing that changes per tick.
@@ -192,12 +248,12 @@ func (b *Builder) staticData(set *prompts.Set, in Input) prompts.Data {
 		name = "bot"
 	}
 	return prompts.Data{
-		Bot:      prompts.Bot{Name: name},
+		Bot:      prompts.Bot{Name: prompts.Clip(name, prompts.MaxNameRunes)},
 		Language: in.Language,
 		Platform: platform,
 		Channel: prompts.Channel{
 			ID:      in.Channel.ID,
-			Title:   in.Channel.Title,
+			Title:   prompts.Clip(in.Channel.Title, prompts.MaxTitleRunes),
 			Group:   in.Channel.Group,
 			Members: canonicalMembers(in.Channel.Members),
 		},

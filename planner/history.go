@@ -47,8 +47,10 @@ func (b *Builder) window(msgs []state.Message, total int) []state.Message {
 // messages become assistant turns holding the flat JSON action that sent
 // them, so the model keeps seeing itself answer in JSON. Other people's are
 // user turns `Name: "text"`, the text quoted so that its line breaks,
-// brackets or JSON cannot pass for the runtime's words.
+// brackets or JSON cannot pass for the runtime's words. Text longer than
+// prompts.MaxHistoryRunes is cut with a marker.
 func historyTurn(m state.Message, channelID string) state.ChatMessage {
+	m.Content = prompts.Cut(m.Content, prompts.MaxHistoryRunes)
 	if m.Self {
 		ch := m.ChannelID
 		if ch == "" {
@@ -74,19 +76,15 @@ func historyTurn(m state.Message, channelID string) state.ChatMessage {
 	return state.ChatMessage{Role: RoleUser, Content: string(b)}
 }
 
-// maxNameRunes bounds a sender name shown to the model.
-const maxNameRunes = 48
-
 // senderName returns a display name safe to put before a colon: plain
 // names stay as they are; a name with brackets, quotes, colons or control
-// characters is quoted, so "[System]" cannot look like a runtime tag.
+// characters is quoted, so "[System]" cannot look like a runtime tag. It
+// is cut to prompts.MaxNameRunes.
 func senderName(name string) string {
 	if !tidy(name) {
 		name = strings.Join(strings.Fields(name), " ")
 	}
-	if r := []rune(name); len(r) > maxNameRunes {
-		name = string(r[:maxNameRunes])
-	}
+	name = prompts.Clip(name, prompts.MaxNameRunes)
 	if name == "" {
 		return "someone"
 	}

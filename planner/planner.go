@@ -41,3 +41,8 @@ type Model interface {
 // ErrPermanent is wrapped by model errors that retrying cannot fix: a bad
 // key, an unknown model, a wrong URL.
 var ErrPermanent = errors.New("permanent model error")
+
+// ErrContextLength is wrapped by model errors saying that the request is
+// longer than the model's context window. The same request fails again,
+// a shorter one may not: the scheduler retries once with a smaller history.
+var ErrContextLength = errors.New("request exceeds the model's context length")

@@ -147,8 +147,9 @@ func renderLanguage(d prompts.Data) (string, error) {
 	return fmt.Sprintf("Always answer in %s, whatever language people write in.", strings.TrimSpace(d.Language)), nil
 }
 
-// canonicalMembers sorts and deduplicates member names so that a store
-// returning them in another order does not change the system message.
+// canonicalMembers clips, sorts and deduplicates member names so that a
+// store returning them in another order does not change the system message
+// and a long display name cannot grow it.
 func canonicalMembers(in []string) []string {
 	if len(in) == 0 {
 		return nil
@@ -156,7 +157,7 @@ func canonicalMembers(in []string) []string {
 	out := make([]string, 0, len(in))
 	seen := make(map[string]bool, len(in))
 	for _, m := range in {
-		m = strings.TrimSpace(m)
+		m = prompts.Clip(m, prompts.MaxNameRunes)
 		if m == "" || seen[m] {
 			continue
 		}
@@ -182,6 +183,10 @@ type systemCache struct {
 	version uint64
 	key     string
 	parts   []part
+	// text is the last system message rendered from parts and tokens its
+	// count, framing included.
+	text   string
+	tokens int
 }
 
 func factsKey(d prompts.Data) string {

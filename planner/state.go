@@ -20,9 +20,11 @@ const (
 	maxEarlierRunes   = 120
 )
 
-// readInHistory replaces a read result whose messages now appear in the
-// history, so they are not shown twice in one request.
-const readInHistory = "they are now in the chat history above"
+// readShown replaces a read result that an earlier request of the wake
+// showed in full: its messages are read now (the newest of this channel's
+// are in the chat history), and a wake of several reads must not pile
+// their texts up in one state message.
+const readShown = "shown to you on an earlier call and now read; the newest are in the chat history"
 
 // stateData completes the static data with what changes every tick.
 // hist is the history window the request shows.
@@ -35,7 +37,7 @@ func (b *Builder) stateData(d prompts.Data, in Input, hist []state.Message) prom
 		for i, m := range in.Incoming {
 			d.Incoming[i] = prompts.Message{
 				ID:        messageRef(m),
-				Sender:    strings.Join(strings.Fields(m.SenderName), " "),
+				Sender:    prompts.Clip(m.SenderName, prompts.MaxNameRunes),
 				Name:      senderName(m.SenderName),
 				Content:   m.Content,
 				Time:      m.Time.In(tz),
@@ -55,9 +57,13 @@ func (b *Builder) stateData(d prompts.Data, in Input, hist []state.Message) prom
 		}
 	}
 	var earlier []state.ActionRecord
-	for _, r := range in.Actions {
+	for i, r := range in.Actions {
 		if r.Wake == in.Wake {
-			v := b.actionView(r, in.Channel.ID, false)
+			// The result of the previous call is shown whole: a read result
+			// lists messages that are marked read once this request is
+			// answered, so it must show every one of them.
+			latest := i == len(in.Actions)-1
+			v := b.actionView(r, in.Channel.ID, false, latest)
 			if r.Name == actions.NameSendMessage && r.OK && sent[sentContent(r.Action)] {
 				// The send is the assistant turn just above; say so
 				// instead of repeating its text.
@@ -72,7 +78,7 @@ func (b *Builder) stateData(d prompts.Data, in Input, hist []state.Message) prom
 		earlier = earlier[len(earlier)-maxEarlierRecords:]
 	}
 	for _, r := range earlier {
-		d.Earlier = append(d.Earlier, b.actionView(r, in.Channel.ID, true))
+		d.Earlier = append(d.Earlier, b.actionView(r, in.Channel.ID, true, false))
 	}
 	d.Unread = unreadView(in)
 	return d
@@ -90,7 +96,9 @@ func messageRef(m state.Message) string {
 	return ""
 }
 
-func (b *Builder) actionView(r state.ActionRecord, channelID string, compact bool) prompts.Action {
+// actionView shows one record: compact for earlier wakes; a read result
+// whole when it is the latest record, summarized otherwise.
+func (b *Builder) actionView(r state.ActionRecord, channelID string, compact, latest bool) prompts.Action {
 	act := "(no valid action)"
 	if len(r.Action) > 0 {
 		var buf bytes.Buffer
@@ -101,9 +109,12 @@ func (b *Builder) actionView(r state.ActionRecord, channelID string, compact boo
 		}
 	}
 	result := strings.TrimSpace(r.Result)
-	if r.Name == actions.NameReadUnread && r.OK && strings.Contains(result, "\n") && readsChannel(r.Action, channelID) {
+	if r.Name == actions.NameReadUnread && r.OK && strings.Contains(result, "\n") && !latest {
 		first, _, _ := strings.Cut(result, "\n")
-		result = strings.TrimSuffix(strings.TrimSpace(first), ":") + "; " + readInHistory
+		result = strings.TrimSuffix(strings.TrimSpace(first), ":") + "; " + readShown
+		if !readsChannel(r.Action, channelID) {
+			result = strings.TrimSuffix(strings.TrimSpace(first), ":") + "; shown to you on an earlier call and now read"
+		}
 	}
 	if compact {
 		// Earlier turns are reminders: what was sent is in the history
@@ -211,7 +222,7 @@ func unreadView(in Input) prompts.Unread {
 			continue
 		}
 		u.Total += n
-		u.Channels = append(u.Channels, prompts.UnreadChannel{ID: id, Title: titles[id], Count: n, Current: id == in.Channel.ID})
+		u.Channels = append(u.Channels, prompts.UnreadChannel{ID: id, Title: prompts.Clip(titles[id], prompts.MaxTitleRunes), Count: n, Current: id == in.Channel.ID})
 	}
 	sort.Slice(u.Channels, func(i, j int) bool {
 		a, b := u.Channels[i], u.Channels[j]

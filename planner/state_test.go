@@ -46,26 +46,49 @@ func TestStateActionHistory(t *testing.T) {
 	if earlier != want {
 		t.Errorf("earlier turns:\n%s\nwant the last 6, one line each:\n%s", earlier, want)
 	}
-	if !strings.Contains(got, long) {
-		t.Errorf("current wake's read of another channel not shown in full:\n%s", got)
+	if strings.Contains(got, long) || !strings.Contains(got, "result: other channel; shown to you on an earlier call") {
+		t.Errorf("a read shown by an earlier call of the wake is repeated, not summarized:\n%s", got)
 	}
 	if !strings.Contains(got, "aborted: 2 new messages arrived; read them first") {
 		t.Errorf("current wake's failed send not shown:\n%s", got)
 	}
 }
 
-func TestStateReadResultNotRepeated(t *testing.T) {
+func TestStateReadResultShownOnce(t *testing.T) {
 	b := newTestBuilder(t, "", BuilderOptions{})
-	in := fixture("console", true)
 	result := "2 messages:\n- \"Ada\": \"first\"\n- \"Bo\": \"second\""
-	in.Actions = []state.ActionRecord{{Wake: 7, Name: "read_unread_messages", OK: true,
-		Action: json.RawMessage(`{"action":"read_unread_messages","channelId":"-1001234567890"}`), Result: result}}
-	got := stateMessage(t, b, in)
-	if strings.Contains(got, `"first"`) {
-		t.Errorf("read result repeated although its messages are in the history:\n%s", got)
+	read := state.ActionRecord{Wake: 7, Name: "read_unread_messages", OK: true,
+		Action: json.RawMessage(`{"action":"read_unread_messages","channelId":"-1001234567890"}`), Result: result}
+	readOther := state.ActionRecord{Wake: 7, Name: "read_unread_messages", OK: true,
+		Action: json.RawMessage(`{"action":"read_unread_messages","channelId":"-1009876543210"}`), Result: result}
+	sent := state.ActionRecord{Wake: 7, Name: "send_message", OK: true, Result: `sent to "-1001234567890"`,
+		Action: json.RawMessage(`{"action":"send_message","channelId":"-1001234567890","content":"hi"}`)}
+	tests := []struct {
+		name    string
+		records []state.ActionRecord
+		whole   bool
+		summary string
+	}{
+		// The previous call's read: its messages are marked read once this
+		// request is answered, so every one of them is shown.
+		{"latest read shown whole", []state.ActionRecord{read}, true, ""},
+		{"latest read of another channel shown whole", []state.ActionRecord{readOther}, true, ""},
+		// Shown by an earlier request of the wake: summarized.
+		{"earlier read summarized", []state.ActionRecord{read, sent}, false, "result: 2 messages; " + readShown},
+		{"earlier read of another channel summarized", []state.ActionRecord{readOther, sent}, false, "result: 2 messages; shown to you on an earlier call and now read"},
 	}
-	if !strings.Contains(got, "result: 2 messages; "+readInHistory) {
-		t.Errorf("read record not summarized:\n%s", got)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			in := fixture("console", true)
+			in.Actions = tt.records
+			got := stateMessage(t, b, in)
+			if whole := strings.Contains(got, `"first"`) && strings.Contains(got, `"second"`); whole != tt.whole {
+				t.Errorf("read result shown whole = %v, want %v:\n%s", whole, tt.whole, got)
+			}
+			if tt.summary != "" && !strings.Contains(got, tt.summary) {
+				t.Errorf("read record not summarized as %q:\n%s", tt.summary, got)
+			}
+		})
 	}
 }
 

@@ -65,9 +65,9 @@ type Config struct {
 	// Interrupt cancels a model call when a new message arrives for its channel.
 	Interrupt    bool
 	HistoryLimit int // 20
-	// DisplayCap and DisplayChars bound the messages one state message shows.
-	DisplayCap   int // 20
-	DisplayChars int // 4000
+	// DisplayCap bounds the messages one state message offers as new; the
+	// prompt builder shows as many of them as fit its token budget.
+	DisplayCap int // 20
 	// ActionsShown is how many action records the prompt is given.
 	ActionsShown int // 30
 	// ActionKeep and ActionOver trim the action history.
@@ -131,7 +131,6 @@ func (c *Config) defaults() {
 	defInt(&c.Concurrency, 8)
 	defInt(&c.HistoryLimit, 20)
 	defInt(&c.DisplayCap, 20)
-	defInt(&c.DisplayChars, 4000)
 	defInt(&c.ActionsShown, 30)
 	defInt(&c.ActionKeep, 20)
 	defInt(&c.ActionOver, 50)

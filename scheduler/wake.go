@@ -36,7 +36,17 @@ type wakeState struct {
 	trigger     Trigger
 	aborted     bool
 	interrupted bool
+	// pending are the messages of the previous call's read result: the
+	// next request shows that result, and they are marked read once the
+	// model answers it. A wake that ends first leaves them unread.
+	pending []state.Message
+	// shrink halves the history's share of the budget for the rest of the
+	// wake, after the model refused a request as too long.
+	shrink int
 }
+
+// maxShrink bounds how far a wake shrinks the history after refusals.
+const maxShrink = 4
 
 type tickOutcome struct {
 	delivered   int
@@ -177,29 +187,26 @@ func (l *loop) tick(ctx context.Context, w *wakeState) tickOutcome {
 	case <-l.arrived:
 	default:
 	}
-	in, shown, err := s.input(ctx, l.id, w, now, l.carry)
+	in, watermark, prompt, req, what, err := l.request(ctx, w, now, &rec)
 	if err != nil {
-		return fail("gather tick input", err)
+		return fail(what, err)
 	}
-	watermark, err := s.deps.Store.LastMessageID(ctx, l.id)
-	if err != nil {
-		return fail("read watermark", err)
-	}
-	prompt, err := s.deps.Prompter.Build(ctx, in)
-	if err != nil {
-		return fail("build prompt", err)
-	}
-	rec.Request = prompt.Messages
-	for _, sec := range prompt.Sections {
-		rec.Sections = append(rec.Sections, state.Section{Name: sec.Name, Order: sec.Order, Source: sec.Source,
-			Cache: sec.Cache, Message: sec.Message, Start: sec.Start, End: sec.End})
-	}
-	req := planner.Request{ChannelID: l.id, Messages: prompt.Messages}
-	if s.cfg.SendUser {
-		req.User = "airi:" + l.id
-	}
-
 	resp, interrupted, err := s.complete(ctx, l, w, req)
+	if err != nil && !interrupted && ctx.Err() == nil && errors.Is(err, planner.ErrContextLength) && w.shrink < maxShrink {
+		// The estimate was over what this model takes: record the refusal,
+		// halve the history and ask once more.
+		w.shrink++
+		s.log.Warn("the model refused the request as longer than its context; retrying once with half the history (lower AIRI_PROMPT_MAX_TOKENS to avoid this)",
+			zap.String("channel", l.id), zap.Int("estimated_tokens", prompt.Tokens), zap.Int("shrink", w.shrink), zap.Error(err))
+		rec.ModelError = fmt.Sprintf("model call: %v", err)
+		s.record(ctx, rec)
+		rec = state.Tick{ChannelID: l.id, Wake: w.id, Trigger: string(w.trigger), Now: now}
+		in, watermark, prompt, req, what, err = l.request(ctx, w, now, &rec)
+		if err != nil {
+			return fail(what, err)
+		}
+		resp, interrupted, err = s.complete(ctx, l, w, req)
+	}
 	rec.Raw, rec.Reasoning, rec.Usage = resp.Content, resp.Reasoning, resp.Usage
 	rec.LatencyMS = resp.Latency.Milliseconds()
 	if interrupted {
@@ -215,17 +222,30 @@ func (l *loop) tick(ctx context.Context, w *wakeState) tickOutcome {
 		return fail("model call", err)
 	}
 
-	// Delivered means read: the model has now seen these messages.
-	if len(shown) > 0 {
-		ids := make([]int64, len(shown))
-		for i, m := range shown {
-			ids[i] = m.ID
-		}
+	// Read means seen: the model has answered a request that showed these
+	// messages, the new ones in the state message and those of the
+	// previous call's read result.
+	shown := shownMessages(in.Incoming, prompt.Shown)
+	ids := make([]int64, 0, len(shown)+len(w.pending))
+	for _, m := range shown {
+		ids = append(ids, m.ID)
+	}
+	for _, m := range w.pending {
+		ids = append(ids, m.ID)
+	}
+	if len(ids) > 0 {
 		if err := s.deps.Store.MarkRead(ctx, ids); err != nil {
-			return fail("mark delivered messages read", err)
+			return fail("mark shown messages read", err)
 		}
 	}
-	out := tickOutcome{delivered: len(in.Incoming), watermark: watermark}
+	seen := shown
+	for _, m := range w.pending {
+		if m.ChannelID == l.id {
+			seen = append(seen, m)
+		}
+	}
+	w.pending = nil
+	out := tickOutcome{delivered: len(shown), watermark: watermark}
 
 	actRec := state.ActionRecord{ChannelID: l.id, Wake: w.id, Time: now}
 	parsed, perr := s.deps.Parser.Parse(resp.Content)
@@ -236,7 +256,11 @@ func (l *loop) tick(ctx context.Context, w *wakeState) tickOutcome {
 		// Messages whose answer could not be read are shown as new again,
 		// beside whatever arrives next, so they are not left behind in the
 		// history; the wake's cap bounds how often.
-		l.carry = in.Incoming
+		l.carry = make([]state.Message, len(seen))
+		for i, m := range seen {
+			m.Read = true
+			l.carry[i] = m
+		}
 	} else {
 		l.carry = nil
 		rec.Notes = parsed.Notes
@@ -263,6 +287,10 @@ func (l *loop) tick(ctx context.Context, w *wakeState) tickOutcome {
 	if actRec.Name != actions.NameBreak {
 		if _, err := s.deps.Store.AppendAction(bg, actRec); err != nil {
 			s.log.Error("record action", zap.String("channel", l.id), zap.Error(err))
+		} else if len(out.res.Shown) > 0 {
+			// The next request shows this result; what it lists is read
+			// once the model answers that request.
+			w.pending = out.res.Shown
 		}
 		if err := s.deps.Store.TrimActions(bg, l.id, s.cfg.ActionKeep, s.cfg.ActionOver); err != nil {
 			s.log.Error("trim action history", zap.String("channel", l.id), zap.Error(err))
@@ -321,38 +349,84 @@ func (s *Scheduler) record(ctx context.Context, rec state.Tick) {
 	}
 }
 
+// request gathers the tick's input, reads the watermark and builds the
+// request; on failure it names the step that failed.
+func (l *loop) request(ctx context.Context, w *wakeState, now time.Time, rec *state.Tick) (planner.Input, int64, planner.Prompt, planner.Request, string, error) {
+	s := l.s
+	in, err := s.input(ctx, l.id, w, now, l.carry)
+	if err != nil {
+		return in, 0, planner.Prompt{}, planner.Request{}, "gather tick input", err
+	}
+	watermark, err := s.deps.Store.LastMessageID(ctx, l.id)
+	if err != nil {
+		return in, 0, planner.Prompt{}, planner.Request{}, "read watermark", err
+	}
+	prompt, err := s.deps.Prompter.Build(ctx, in)
+	if err != nil {
+		return in, 0, planner.Prompt{}, planner.Request{}, "build prompt", err
+	}
+	rec.Request = prompt.Messages
+	for _, sec := range prompt.Sections {
+		rec.Sections = append(rec.Sections, state.Section{Name: sec.Name, Order: sec.Order, Source: sec.Source,
+			Cache: sec.Cache, Message: sec.Message, Start: sec.Start, End: sec.End})
+	}
+	req := planner.Request{ChannelID: l.id, Messages: prompt.Messages}
+	if s.cfg.SendUser {
+		req.User = "airi:" + l.id
+	}
+	return in, watermark, prompt, req, "", nil
+}
+
+// shownMessages returns the messages of incoming whose ids are in ids.
+func shownMessages(incoming []state.Message, ids []int64) []state.Message {
+	want := make(map[int64]bool, len(ids))
+	for _, id := range ids {
+		want[id] = true
+	}
+	var out []state.Message
+	for _, m := range incoming {
+		if want[m.ID] {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
 // input gathers what the prompt of one tick shows. carry are messages
 // already read that are shown as new again (their previous answer did not
-// parse); shown are the unread messages this tick delivers.
-func (s *Scheduler) input(ctx context.Context, id string, w *wakeState, now time.Time, carry []state.Message) (planner.Input, []state.Message, error) {
+// parse); the unread messages follow, up to the display cap, except those
+// of the previous call's read result (w.pending), which that result shows.
+// The prompt builder shows as many of them as fit its budget.
+func (s *Scheduler) input(ctx context.Context, id string, w *wakeState, now time.Time, carry []state.Message) (planner.Input, error) {
 	st := s.deps.Store
 	ch, err := st.Channel(ctx, id)
 	if err != nil {
-		return planner.Input{}, nil, fmt.Errorf("look up channel %q: %w", id, err)
+		return planner.Input{}, fmt.Errorf("look up channel %q: %w", id, err)
 	}
-	unread, err := st.Unread(ctx, id, max(s.cfg.DisplayCap-len(carry), 1))
+	pending := make(map[int64]bool, len(w.pending))
+	pendingBy := map[string]int{}
+	for _, m := range w.pending {
+		pending[m.ID] = true
+		pendingBy[m.ChannelID]++
+	}
+	limit := max(s.cfg.DisplayCap-len(carry), 1)
+	unread, err := st.Unread(ctx, id, limit+pendingBy[id])
 	if err != nil {
-		return planner.Input{}, nil, fmt.Errorf("read unread: %w", err)
+		return planner.Input{}, fmt.Errorf("read unread: %w", err)
 	}
-	shown := unread
-	chars := 0
-	for _, m := range carry {
-		chars += len([]rune(m.Content))
-	}
-	for i, m := range unread {
-		chars += len([]rune(m.Content))
-		if i > 0 && chars > s.cfg.DisplayChars {
-			shown = unread[:i]
-			break
+	offered := make([]state.Message, 0, len(unread))
+	for _, m := range unread {
+		if !pending[m.ID] && len(offered) < limit {
+			offered = append(offered, m)
 		}
 	}
 	counts, err := st.UnreadCounts(ctx)
 	if err != nil {
-		return planner.Input{}, nil, fmt.Errorf("count unread: %w", err)
+		return planner.Input{}, fmt.Errorf("count unread: %w", err)
 	}
 	history, total, err := st.History(ctx, id, s.cfg.HistoryLimit)
 	if err != nil {
-		return planner.Input{}, nil, fmt.Errorf("read history: %w", err)
+		return planner.Input{}, fmt.Errorf("read history: %w", err)
 	}
 	if len(carry) > 0 {
 		// A message is never in the history and the new messages at once.
@@ -371,26 +445,29 @@ func (s *Scheduler) input(ctx context.Context, id string, w *wakeState, now time
 	}
 	acts, err := st.Actions(ctx, id, s.cfg.ActionsShown)
 	if err != nil {
-		return planner.Input{}, nil, fmt.Errorf("read action history: %w", err)
+		return planner.Input{}, fmt.Errorf("read action history: %w", err)
 	}
 	chans, err := st.Channels(ctx)
 	if err != nil {
-		return planner.Input{}, nil, fmt.Errorf("list channels: %w", err)
+		return planner.Input{}, fmt.Errorf("list channels: %w", err)
 	}
 	platform := ch.Platform
 	if s.deps.Platform != nil {
 		platform = s.deps.Platform(ch)
 	}
+	// Counts leave out what this request offers as new and what the read
+	// result it shows lists.
 	unreadOthers := map[string]int{}
 	for cid, n := range counts {
+		n -= pendingBy[cid]
 		if cid == id {
-			n -= len(shown)
+			n -= len(offered)
 		}
 		if n > 0 && s.allowed(cid) {
 			unreadOthers[cid] = n
 		}
 	}
-	incoming := append(append([]state.Message(nil), carry...), shown...)
+	incoming := append(append([]state.Message(nil), carry...), offered...)
 	return planner.Input{
 		Platform:     platform,
 		BotName:      s.cfg.BotName,
@@ -399,11 +476,12 @@ func (s *Scheduler) input(ctx context.Context, id string, w *wakeState, now time
 		History:      history,
 		HistoryTotal: total,
 		Incoming:     incoming,
-		Remaining:    counts[id] - len(shown),
+		Remaining:    max(counts[id]-len(offered)-pendingBy[id], 0),
 		Actions:      acts,
 		Wake:         w.id,
 		Unread:       unreadOthers,
 		Channels:     chans,
 		Now:          now,
-	}, shown, nil
+		Shrink:       w.shrink,
+	}, nil
 }

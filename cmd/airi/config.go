@@ -45,6 +45,8 @@ type config struct {
 	SleepMax      time.Duration
 	Concurrency   int
 	Interrupt     string
+	// PromptMaxTokens bounds one model request (o200k estimate).
+	PromptMaxTokens int
 
 	MaxSendChars int
 	MaxSendParts int
@@ -63,12 +65,15 @@ type config struct {
 	Turn scheduler.Turn
 }
 
+// minPromptTokens is the smallest request budget accepted.
+const minPromptTokens = 2000
+
 // settingNames lists the variables, for the YAML file's keys.
 var settingNames = []string{
 	"LLM_API_BASE_URL", "LLM_API_KEY", "LLM_MODEL", "LLM_TIMEOUT", "LLM_TEMPERATURE", "LLM_MAX_TOKENS",
 	"LLM_JSON_MODE", "LLM_EXTRA_BODY", "LLM_RESPONSE_LANGUAGE", "LLM_SEND_USER", "AIRI_BOT_NAME",
 	"PROMPTS_DIR", "DB_PATH", "DATABASE_URL", "AIRI_LEASE_TTL", "AIRI_HISTORY", "AIRI_DEBOUNCE", "AIRI_TICK_INTERVAL", "AIRI_MAX_ITERATIONS",
-	"AIRI_CONTINUE_DELAY", "AIRI_SLEEP_MAX", "AIRI_MODEL_CONCURRENCY", "AIRI_INTERRUPT", "AIRI_ALLOW_CHANNELS",
+	"AIRI_CONTINUE_DELAY", "AIRI_SLEEP_MAX", "AIRI_MODEL_CONCURRENCY", "AIRI_INTERRUPT", "AIRI_PROMPT_MAX_TOKENS", "AIRI_ALLOW_CHANNELS",
 	"AIRI_MAX_SEND_CHARS", "AIRI_MAX_SEND_PARTS",
 	"SATORI_WS_URL", "SATORI_API_BASE_URL", "SATORI_TOKEN", "TELEGRAM_BOT_TOKEN", "TELEGRAM_API_BASE_URL",
 	"AIRI_ADMIN_ADDR", "AIRI_ADMIN_TOKEN", "LOG_LEVEL", "LOG_FORMAT",
@@ -132,7 +137,7 @@ func parseConfig(v map[string]string) (config, error) {
 		LLMTimeout: 60 * time.Second, LLMMaxTokens: 1024, LLMJSONMode: "off", SendUser: true,
 		DBPath: "./data/airi.db", History: 20, Debounce: 800 * time.Millisecond, TickInterval: 60 * time.Second,
 		MaxIterations: 5, ContinueDelay: time.Second, SleepMax: 10 * time.Minute, Concurrency: 8,
-		Interrupt: "cancel", MaxSendChars: 4000, MaxSendParts: 3, TelegramAPIBaseURL: "https://api.telegram.org", AdminAddr: "127.0.0.1:7070",
+		Interrupt: "cancel", PromptMaxTokens: 8000, MaxSendChars: 4000, MaxSendParts: 3, TelegramAPIBaseURL: "https://api.telegram.org", AdminAddr: "127.0.0.1:7070",
 		LogLevel: "info", LeaseTTL: 15 * time.Second,
 	}
 	var errs []error
@@ -237,6 +242,9 @@ func parseConfig(v map[string]string) (config, error) {
 	}
 	num("AIRI_MAX_SEND_CHARS", &c.MaxSendChars, 1)
 	num("AIRI_MAX_SEND_PARTS", &c.MaxSendParts, 1)
+	// The system message alone takes about a thousand tokens; below
+	// minPromptTokens no history or new message would fit beside it.
+	num("AIRI_PROMPT_MAX_TOKENS", &c.PromptMaxTokens, minPromptTokens)
 	if x, ok := v["AIRI_ALLOW_CHANNELS"]; ok {
 		for _, id := range strings.Split(x, ",") {
 			if id = strings.TrimSpace(id); id != "" {

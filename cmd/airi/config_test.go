@@ -17,14 +17,14 @@ func TestConfigDefaults(t *testing.T) {
 	}
 	if c.DBPath != "./data/airi.db" || c.History != 20 || c.Debounce != 800*time.Millisecond || c.MaxIterations != 5 ||
 		c.Interrupt != "cancel" || !c.SendUser || c.AdminAddr != "127.0.0.1:7070" || c.LLMTimeout != time.Minute || c.LLMTemperature != nil ||
-		c.MaxSendChars != 4000 || c.MaxSendParts != 3 {
+		c.MaxSendChars != 4000 || c.MaxSendParts != 3 || c.PromptMaxTokens != 8000 {
 		t.Errorf("defaults: %+v", c)
 	}
 }
 
 func TestConfigFileThenEnvironment(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "airi.yaml")
-	body := "llm_model: from-file\nairi_history: 30\nllm_extra_body:\n  enable_thinking: false\nairi_allow_channels: a, b\nairi_max_send_chars: 500\nairi_max_send_parts: 2\n"
+	body := "llm_model: from-file\nairi_history: 30\nllm_extra_body:\n  enable_thinking: false\nairi_allow_channels: a, b\nairi_max_send_chars: 500\nairi_max_send_parts: 2\nairi_prompt_max_tokens: 12000\n"
 	if err := os.WriteFile(file, []byte(body), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -33,7 +33,7 @@ func TestConfigFileThenEnvironment(t *testing.T) {
 		t.Fatal(err)
 	}
 	if c.LLMModel != "from-env" || c.History != 30 || c.LLMExtraBody["enable_thinking"] != false || len(c.AllowChannels) != 2 || *c.LLMTemperature != 0.3 ||
-		c.MaxSendChars != 500 || c.MaxSendParts != 1 {
+		c.MaxSendChars != 500 || c.MaxSendParts != 1 || c.PromptMaxTokens != 12000 {
 		t.Errorf("merged: %+v", c)
 	}
 }
@@ -42,13 +42,13 @@ func TestConfigReportsEveryProblem(t *testing.T) {
 	_, err := loadConfig("", envOf(map[string]string{
 		"AIRI_DEBOUNCE": "soon", "AIRI_MAX_ITERATIONS": "0", "LLM_JSON_MODE": "xml",
 		"LLM_EXTRA_BODY": "[1]", "AIRI_INTERRUPT": "maybe", "LLM_API_BASE_URL": "localhost",
-		"AIRI_MAX_SEND_CHARS": "lots", "AIRI_MAX_SEND_PARTS": "0",
+		"AIRI_MAX_SEND_CHARS": "lots", "AIRI_MAX_SEND_PARTS": "0", "AIRI_PROMPT_MAX_TOKENS": "500",
 	}))
 	if err == nil {
 		t.Fatal("bad settings accepted")
 	}
 	lines := strings.Split(err.Error(), "\n")
-	for _, name := range []string{"AIRI_DEBOUNCE", "AIRI_MAX_ITERATIONS", "LLM_JSON_MODE", "LLM_EXTRA_BODY", "AIRI_INTERRUPT", "LLM_API_BASE_URL", "AIRI_MAX_SEND_CHARS", "AIRI_MAX_SEND_PARTS"} {
+	for _, name := range []string{"AIRI_DEBOUNCE", "AIRI_MAX_ITERATIONS", "LLM_JSON_MODE", "LLM_EXTRA_BODY", "AIRI_INTERRUPT", "LLM_API_BASE_URL", "AIRI_MAX_SEND_CHARS", "AIRI_MAX_SEND_PARTS", "AIRI_PROMPT_MAX_TOKENS"} {
 		found := false
 		for _, l := range lines {
 			found = found || strings.HasPrefix(l, name+"=")

@@ -74,6 +74,15 @@ func (a *app) cmdPromptRender(ctx context.Context, args []string) int {
 		}
 		limit = n
 	}
+	maxTokens := planner.DefaultMaxTokens
+	if v := a.getenv("AIRI_PROMPT_MAX_TOKENS"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < minPromptTokens {
+			fmt.Fprintf(a.stderr, "airi prompt render: AIRI_PROMPT_MAX_TOKENS=%q: want a whole number of at least %d\n", v, minPromptTokens)
+			return exitUsage
+		}
+		maxTokens = n
+	}
 	in, err := sampleRenderInput(*platform, *group)
 	if err != nil {
 		fmt.Fprintln(a.stderr, "airi prompt render:", err)
@@ -103,7 +112,7 @@ func (a *app) cmdPromptRender(ctx context.Context, args []string) int {
 		fmt.Fprintln(a.stderr, "airi prompt render:", err)
 		return exitFailure
 	}
-	b := planner.NewBuilder(src, reg, planner.BuilderOptions{HistoryLimit: limit})
+	b := planner.NewBuilder(src, reg, planner.BuilderOptions{HistoryLimit: limit, MaxTokens: maxTokens})
 	// The store would return at most the window; the sample or file may hold more.
 	if len(in.History) > limit {
 		in.History = in.History[len(in.History)-limit:]

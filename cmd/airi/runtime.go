@@ -217,11 +217,14 @@ func openRuntime(ctx context.Context, cfg config, log *zap.Logger, opt runtimeOp
 		Store: rt.store, Sender: opt.Router, BotName: rt.botName, Allowed: allowed,
 		SleepMax: cfg.SleepMax, MaxSendChars: cfg.MaxSendChars, MaxSendParts: cfg.MaxSendParts,
 		Now: opt.Now, Logger: log.Named("actions"),
+		// A read result is shown in the next request, beside new messages
+		// that may take another quarter of its budget.
+		ReadTokens: cfg.PromptMaxTokens / 4,
 	}))
 	if err != nil {
 		return nil, fmt.Errorf("register actions: %w", err)
 	}
-	rt.builder = planner.NewBuilder(rt.prompts, rt.reg, planner.BuilderOptions{HistoryLimit: cfg.History})
+	rt.builder = planner.NewBuilder(rt.prompts, rt.reg, planner.BuilderOptions{HistoryLimit: cfg.History, MaxTokens: cfg.PromptMaxTokens})
 	rt.sched, err = scheduler.New(scheduler.Config{
 		Debounce:      orNone(cfg.Debounce),
 		TickInterval:  cfg.TickInterval,

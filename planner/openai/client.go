@@ -240,12 +240,16 @@ func (c *Client) classify(ctx, actx context.Context, ex *exchange, err error) er
 		return fmt.Errorf("%w after %s (LLM_TIMEOUT)", errAttemptTimeout, c.cfg.Timeout)
 	}
 	if ex.status != 0 && (ex.status < 200 || ex.status > 299) {
-		return &StatusError{
+		se := &StatusError{
 			Code:       ex.status,
 			RetryAfter: parseRetryAfter(ex.header, c.now()),
 			Body:       clip(c.redact.String(string(ex.body)), 4096),
-			hint:       statusHint(ex.status, c.cfg.Model, redactURL(c.cfg.BaseURL), c.cfg.APIKey != ""),
 		}
+		se.hint = statusHint(ex.status, c.cfg.Model, redactURL(c.cfg.BaseURL), c.cfg.APIKey != "")
+		if se.ContextLength() {
+			se.hint = "the request is longer than the model's context; lower AIRI_PROMPT_MAX_TOKENS to fit it"
+		}
+		return se
 	}
 	if ex.status != 0 {
 		// A 2xx whose body go-openai could not decode.

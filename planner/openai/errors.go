@@ -23,9 +23,11 @@ var ErrEmptyAnswer = errors.New("empty model answer")
 var ErrMalformed = errors.New("malformed model response")
 
 // StatusError is a non-2xx answer of the endpoint. It wraps
-// planner.ErrPermanent for the codes that retrying cannot fix (400, 401,
-// 402, 403, 404, 405), and its message names the setting to check. Body is
-// the response body, cut short and with the API key removed.
+// planner.ErrContextLength when the endpoint says the request is longer
+// than the model's context, else planner.ErrPermanent for the codes that
+// retrying cannot fix (400, 401, 402, 403, 404, 405); its message names the
+// setting to check. Body is the response body, cut short and with the API
+// key removed.
 type StatusError struct {
 	Code int
 	// RetryAfter is what the endpoint asked to wait (Retry-After or
@@ -41,7 +43,11 @@ type StatusError struct {
 // message.
 func (e *StatusError) Error() string {
 	var b strings.Builder
-	if permanentStatus(e.Code) {
+	if e.ContextLength() {
+		// In words too, so that a replayed session rebuilds the same error.
+		b.WriteString(planner.ErrContextLength.Error())
+		b.WriteString(": ")
+	} else if permanentStatus(e.Code) {
 		// Said in words too, so that a recorded error text still reads
 		// as permanent when a session is replayed.
 		b.WriteString(planner.ErrPermanent.Error())
@@ -60,13 +66,58 @@ func (e *StatusError) Error() string {
 	return b.String()
 }
 
-// Unwrap reports planner.ErrPermanent for the codes that retrying cannot
-// fix.
+// Unwrap reports planner.ErrContextLength for a request too long for the
+// model, planner.ErrPermanent for the other codes that retrying cannot fix.
 func (e *StatusError) Unwrap() error {
+	if e.ContextLength() {
+		return planner.ErrContextLength
+	}
 	if permanentStatus(e.Code) {
 		return planner.ErrPermanent
 	}
 	return nil
+}
+
+// ContextLength reports whether the endpoint refused the request as longer
+// than the model's context window.
+func (e *StatusError) ContextLength() bool {
+	return contextLengthError(e.Code, e.Body)
+}
+
+// contextPhrases are how servers word a request that does not fit the
+// model's context, lower case: OpenAI and DeepSeek ("This model's maximum
+// context length is 8192 tokens", code context_length_exceeded),
+// OpenRouter ("maximum context length"), vLLM ("maximum context length",
+// or "longer than the maximum model length"), llama.cpp ("the request
+// exceeds the available context size", type exceed_context_size_error),
+// and proxies that pass on other providers' words ("prompt is too long",
+// "context window").
+var contextPhrases = []string{
+	"context_length_exceeded",
+	"maximum context length",
+	"context length exceeded",
+	"exceeds the context length",
+	"maximum model length",
+	"exceed_context_size",
+	"exceeds the available context size",
+	"context window",
+	"prompt is too long",
+}
+
+// contextLengthError reports whether a status and body say the request is
+// too long for the model. Only 400 and 413 count: a 5xx that mentions the
+// context is retried like any other.
+func contextLengthError(code int, body string) bool {
+	if code != http.StatusBadRequest && code != http.StatusRequestEntityTooLarge {
+		return false
+	}
+	lower := strings.ToLower(body)
+	for _, p := range contextPhrases {
+		if strings.Contains(lower, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // Temporary reports whether the call may succeed when tried again.
@@ -183,6 +234,8 @@ const (
 	ClassClient      = "client"
 	ClassMalformed   = "malformed"
 	ClassEmpty       = "empty"
+	// ClassContextLength is a request longer than the model's context.
+	ClassContextLength = "context_length"
 )
 
 // Class names the kind of a model error, for tick records and metrics:
@@ -200,6 +253,8 @@ func Class(err error) string {
 		return ClassMalformed
 	case errors.As(err, &se):
 		switch {
+		case se.ContextLength():
+			return ClassContextLength
 		case se.Code == http.StatusTooManyRequests:
 			return ClassRateLimited
 		case se.Code >= 500:
@@ -210,6 +265,8 @@ func Class(err error) string {
 			return ClassTimeout
 		}
 		return ClassClient
+	case errors.Is(err, planner.ErrContextLength):
+		return ClassContextLength
 	case errors.Is(err, planner.ErrPermanent):
 		return ClassPermanent
 	case errors.Is(err, errAttemptTimeout):

@@ -418,14 +418,25 @@ func wakeCut(ticks []*Tick, maxIterations int) bool {
 }
 
 // recordedError rebuilds a recorded model failure with its text, permanent
-// when it was.
+// or a context-length refusal when it was.
 func recordedError(text string) error {
 	text = strings.TrimPrefix(text, "model call: ")
+	if strings.Contains(text, planner.ErrContextLength.Error()) {
+		return contextError(text)
+	}
 	if strings.Contains(text, planner.ErrPermanent.Error()) {
 		return permanentError(text)
 	}
 	return errors.New(text)
 }
+
+// contextError is a recorded refusal of a request as too long for the
+// model: the scheduler retries it with a smaller history.
+type contextError string
+
+func (e contextError) Error() string { return string(e) }
+
+func (e contextError) Unwrap() error { return planner.ErrContextLength }
 
 // permanentError is a recorded failure that retrying cannot fix.
 type permanentError string
