@@ -34,6 +34,10 @@ type extent struct {
 	dropLast bool
 	// cutString reports that the text ended inside a quoted value.
 	cutString bool
+	// strStart is where the content of the string the text ended in
+	// starts (after its opening quote), counted from the start of the
+	// value, when cutString or cut in a key.
+	strStart int
 	// quotes reports single or typographic quotes used as delimiters.
 	quotes bool
 	// closers closes the containers still open when the text ended.
@@ -107,6 +111,7 @@ func scanExtent(text string, start int) extent {
 				isKey := depth > 0 && stack[depth-1] == '{' && (last == sigOpenObj || last == sigComma)
 				if !ok {
 					ext.closers = closersOf(stack[:depth])
+					ext.strStart = i + 2 - start
 					return cutAt(text, depth, isKey, true, ext)
 				}
 				i = end
@@ -150,6 +155,7 @@ func scanExtent(text string, start int) extent {
 				end, ok := scanString(text, i+size, quote)
 				if !ok {
 					ext.closers = closersOf(stack[:depth])
+					ext.strStart = i + size - start
 					return cutAt(text, depth, isKey, !isKey, ext)
 				}
 				i = end

@@ -233,6 +233,10 @@ func (p *Parser) fromObject(v jval, r *run, depth int) (actions.Action, bool, *E
 				}
 				continue
 			}
+			if m.val.cut && namePrio == 0 {
+				nameVal, nameCut = &m.val, true
+				continue
+			}
 			if pr := namePriority(c); pr > namePrio {
 				nameVal, namePrio, nameCut = &m.val, pr, m.val.cut
 			}
@@ -266,7 +270,7 @@ func (p *Parser) fromObject(v jval, r *run, depth int) (actions.Action, bool, *E
 		}
 	}
 	switch {
-	case nameVal != nil && nameVal.kind == jStr:
+	case nameVal != nil && (nameVal.kind == jStr || nameCut):
 	case nested != nil:
 		return p.fromObject(*nested, r, depth)
 	case fnObj != nil:
@@ -297,11 +301,17 @@ func (p *Parser) fromObject(v jval, r *run, depth int) (actions.Action, bool, *E
 	default:
 		return p.searchNested(v, r, depth)
 	}
+	if nameCut {
+		return actions.Action{}, false, p.refuse(nil, "the answer was cut off inside the action name; reply again with one short, complete JSON object such as %s", p.example)
+	}
 	if nameVal.kind != jStr {
 		return actions.Action{}, false, p.noAction()
 	}
-	if nameCut {
-		return actions.Action{}, false, p.refuse(nil, "the answer was cut off inside the action name; reply again with one short, complete JSON object such as %s", p.example)
+	if depth < maxNesting && looksLikeJSONText(nameVal.str) {
+		// {"action": "{\"action\":\"continue\"}"}: the whole action
+		// encoded as a string in the name's place.
+		act, perr := p.parseText(nameVal.str, r, depth+1)
+		return act, perr == nil || perr.named, perr
 	}
 	name, perr := p.resolveName(nameVal.str)
 	if perr != nil {
@@ -326,6 +336,7 @@ func (p *Parser) fromObject(v jval, r *run, depth int) (actions.Action, bool, *E
 			return actions.Action{}, true, p.refuse(nil, "the parameters of %s must be a JSON object; reply with %s", name, p.infos[name].example)
 		}
 	}
+	params = p.unwrapParams(name, params, r, depth)
 	var flat []jmember
 	if flatCount > 0 {
 		flat = v.obj // build skips the envelope's own keys
@@ -342,7 +353,8 @@ func isCallType(s string) bool {
 	return false
 }
 
-// fromList takes the first element of a list of actions that is valid.
+// fromList takes the first element of a list of actions that is valid;
+// the other elements that name an action are counted as ignored.
 func (p *Parser) fromList(list []jmember, r *run, depth int) (actions.Action, bool, *Error) {
 	var first *Error
 	named := false
@@ -350,14 +362,12 @@ func (p *Parser) fromList(list []jmember, r *run, depth int) (actions.Action, bo
 		sub := &run{truncated: r.truncated, sc: r.sc}
 		act, n, perr := p.fromObject(el.val, sub, depth)
 		if perr == nil {
-			r.reasoning = append(r.reasoning, sub.reasoning...)
-			r.notes = append(r.notes, sub.notes...)
-			if rest := len(list) - 1; rest == 1 {
-				r.note("1 more action ignored")
-			} else if rest > 1 {
-				r.note("%d more actions ignored", rest)
+			r.absorb(sub)
+			for j, other := range list {
+				if j != i && p.namesAction(other.val) {
+					r.ignored++
+				}
 			}
-			_ = i
 			return act, true, nil
 		}
 		if first == nil || (n && !named) {
@@ -371,17 +381,22 @@ func (p *Parser) fromList(list []jmember, r *run, depth int) (actions.Action, bo
 }
 
 // searchNested looks one or two levels down for an object that names an
-// action, as in {"response": {"action": ...}}. Strings are never searched:
-// text inside them is content.
+// action, as in {"response": {"action": ...}}, or for a string field that
+// holds one as JSON text. Text inside strings is never searched: an action
+// mentioned in a message is content.
 func (p *Parser) searchNested(v jval, r *run, depth int) (actions.Action, bool, *Error) {
 	if depth < maxNesting {
-		for _, m := range v.obj {
+		for i, m := range v.obj {
 			if m.val.kind == jObj || m.val.kind == jArr {
 				sub := &run{truncated: r.truncated, sc: r.sc}
 				act, named, perr := p.fromObject(m.val, sub, depth+1)
 				if perr == nil {
-					r.reasoning = append(r.reasoning, sub.reasoning...)
-					r.notes = append(r.notes, sub.notes...)
+					r.absorb(sub)
+					for _, other := range v.obj[i+1:] {
+						if p.namesAction(other.val) {
+							r.ignored++
+						}
+					}
 					return act, true, nil
 				}
 				if named {
@@ -389,11 +404,73 @@ func (p *Parser) searchNested(v jval, r *run, depth int) (actions.Action, bool, 
 				}
 			}
 		}
+		// {"response": "{\"action\": ...}"}: the action encoded as a
+		// string in a field. Only a string that is JSON as a whole counts;
+		// an action mentioned inside text is content.
+		for _, m := range v.obj {
+			if m.val.kind != jStr || !looksLikeJSONText(m.val.str) {
+				continue
+			}
+			sub := &run{truncated: r.truncated, sc: r.sc}
+			act, perr := p.parseText(m.val.str, sub, depth+1)
+			if perr == nil {
+				r.absorb(sub)
+				return act, true, nil
+			}
+			if perr.named {
+				return act, true, perr
+			}
+		}
 	}
 	if r.truncated {
 		return actions.Action{}, false, p.refuse(nil, "the answer was cut off before the action name; reply again with one short, complete JSON object such as %s", p.example)
 	}
 	return actions.Action{}, false, &Error{Reason: p.msgNoName}
+}
+
+// unwrapParams removes a second wrapper around the parameters,
+// {"parameters": {"parameters": {...}}}, also when the inner level repeats
+// the action's name. A wrapper key the action has as a parameter of its
+// own is left alone.
+func (p *Parser) unwrapParams(name string, params []jmember, r *run, depth int) []jmember {
+	info := p.infos[name]
+	for range maxNesting {
+		var inner *jval
+		for i := range params {
+			m := &params[i]
+			if idx, _, _ := info.lookupKey(m.key); idx >= 0 {
+				return params
+			}
+			switch roleOf(m.key) {
+			case roleWrapper:
+				if inner != nil || (m.val.kind != jObj && m.val.kind != jStr) {
+					return params
+				}
+				inner = &m.val
+			case roleName, roleReasoning, roleIgnore, roleType:
+			default:
+				return params
+			}
+		}
+		if inner == nil {
+			return params
+		}
+		if inner.kind == jStr {
+			w, ok := p.paramsFromText(strings.TrimSpace(inner.str), r, depth)
+			if !ok {
+				return params
+			}
+			inner = &w
+		}
+		for _, m := range params {
+			if roleOf(m.key) == roleReasoning && m.val.kind == jStr {
+				r.addReasoning(m.val.str)
+			}
+		}
+		r.note("parameters wrapped twice read as one")
+		params = inner.obj
+	}
+	return params
 }
 
 // paramsFromText decodes arguments given as a JSON string.
@@ -411,6 +488,15 @@ func (p *Parser) paramsFromText(s string, r *run, depth int) (jval, bool) {
 	if !ext.cut {
 		v, ok = parseStrict(cand)
 	}
+	if !ok && ext.cutString {
+		if fixed, fok := closeQuote(cand, ext); fok {
+			if fext := scanExtent(fixed, 0); !fext.cut && fext.end == len(fixed) {
+				r.note("missing closing quote added")
+				cand, ext = fixed, fext
+				v, ok = parseStrict(cand)
+			}
+		}
+	}
 	if !ok {
 		if isEscapedJSON(cand) {
 			if un, uok := unescapeJSONText(cand); uok {
@@ -422,7 +508,7 @@ func (p *Parser) paramsFromText(s string, r *run, depth int) (jval, bool) {
 		}
 		if ext.cut {
 			r.truncated = true
-			applyCut(&v, ext, r)
+			applyCut(&v, ext)
 		}
 	}
 	return v, v.kind == jObj

@@ -5,6 +5,7 @@ import (
 	"math/big"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // intLiteral reads a JSON number as an integer in the given unit,
@@ -172,6 +173,65 @@ func durationUnit(word string) (int64, bool) {
 	return 0, false
 }
 
+// maxDurationMS is the longest duration in milliseconds that a
+// time.Duration can hold (about 292 years). Longer durations are capped to
+// it, so that a handler converting milliseconds to a time.Duration never
+// wraps around to zero or a negative sleep.
+const maxDurationMS = int64(math.MaxInt64 / time.Millisecond)
+
+// durationMS reads a duration value as milliseconds: a number in unit, or
+// a text such as "30s" (see parseDurationMS). A fraction of a millisecond
+// is rounded. Magnitudes beyond maxDurationMS saturate to it (capped
+// reports a positive one) instead of failing or wrapping.
+func durationMS(v jval, unit int64) (n int64, capped, ok bool) {
+	switch v.kind {
+	case jNum:
+		n, ok = intLiteral(v.str, unit, true)
+		if !ok {
+			n, ok = saturatedLiteral(v.str, unit)
+		}
+	case jStr:
+		n, ok = parseDurationMS(v.str, unit)
+	}
+	if !ok {
+		return 0, false, false
+	}
+	switch {
+	case n >= maxDurationMS:
+		return maxDurationMS, true, true
+	case n < -maxDurationMS:
+		return -maxDurationMS, false, true
+	}
+	return n, false, true
+}
+
+// saturatedLiteral reads a decimal number s × unit of any magnitude,
+// rounded, and clamped to ±maxDurationMS.
+func saturatedLiteral(s string, unit int64) (int64, bool) {
+	if !isNumber(s) {
+		return 0, false
+	}
+	f, _, err := big.ParseFloat(s, 10, 128, big.ToNearestEven)
+	if err != nil {
+		return 0, false
+	}
+	f.Mul(f, new(big.Float).SetInt64(unit))
+	limit := new(big.Float).SetInt64(maxDurationMS)
+	switch {
+	case f.Cmp(limit) > 0:
+		return maxDurationMS, true
+	case f.Cmp(new(big.Float).Neg(limit)) < 0:
+		return -maxDurationMS, true
+	}
+	if f.Sign() >= 0 {
+		f.Add(f, big.NewFloat(0.5))
+	} else {
+		f.Sub(f, big.NewFloat(0.5))
+	}
+	n, _ := f.Int64()
+	return n, true
+}
+
 // parseDurationMS reads a duration written as text: "30000", "3e4",
 // "30s", "2m", "1m30s", "1.5 seconds", "30秒" or "2 минуты". A bare
 // number is in unit (milliseconds unless the key said otherwise).
@@ -182,6 +242,12 @@ func parseDurationMS(s string, unit int64) (int64, bool) {
 	}
 	if n, ok := intLiteral(s, unit, false); ok {
 		return n, true
+	}
+	if isNumber(s) {
+		if n, ok := intLiteral(s, unit, true); ok {
+			return n, true
+		}
+		return saturatedLiteral(s, unit)
 	}
 	s = strings.TrimPrefix(s, "pt") // ISO 8601: PT30S, PT2M
 	var total int64
@@ -218,10 +284,14 @@ func parseDurationMS(s string, unit int64) (int64, bool) {
 			return 0, false
 		}
 		ms, _, ok := fixedPoint(numText, mult)
-		if !ok || total > math.MaxInt64-ms {
-			return 0, false
+		if !ok {
+			if ms, ok = saturatedLiteral(numText, mult); !ok {
+				return 0, false
+			}
 		}
-		total += ms
+		// Each part and the total stay within maxDurationMS, far from
+		// overflow.
+		total = min(total+min(ms, maxDurationMS), maxDurationMS)
 		pairs++
 		i = k
 	}

@@ -40,6 +40,9 @@ func (p *Parser) build(name string, wrapped, flat []jmember, r *run) (actions.Ac
 				continue
 			}
 			idx, unit, prio := info.lookupKey(m.key)
+			if m.val.cut {
+				return actions.Action{}, p.cutOff(info, idx, m.key)
+			}
 			if idx < 0 {
 				if m.val.kind != jNull {
 					r.note("unknown key %q dropped", m.key)
@@ -54,21 +57,15 @@ func (p *Parser) build(name string, wrapped, flat []jmember, r *run) (actions.Ac
 			if m.val.kind == jNull {
 				continue
 			}
-			if m.val.cut {
-				if f.Name == "content" && m.val.kind == jStr {
-					r.note("content was cut off by truncation and is kept as far as it goes")
-				} else {
-					r.cutFields = append(r.cutFields, f.Name)
-					r.note("%s was cut off by truncation and dropped", f.Name)
-					continue
-				}
-			}
 			if slots[idx].set {
 				r.note("key %q dropped: %q is already given", slots[idx].key, f.Name)
 			}
-			s, perr := p.coerce(info, f, m.val, unit)
+			s, perr := p.coerce(info, f, m.val, unit, r)
 			if perr != nil {
 				return actions.Action{}, perr
+			}
+			if s.kind == jStr && isPlaceholder(s.str, isIDField(f.Name)) {
+				return actions.Action{}, placeholderError(info, f.Name, s.str)
 			}
 			s.set, s.prio, s.key = true, prio, m.key
 			slots[idx] = s
@@ -76,11 +73,6 @@ func (p *Parser) build(name string, wrapped, flat []jmember, r *run) (actions.Ac
 	}
 	for i, f := range info.fields {
 		if f.Required && !slots[i].set {
-			for _, c := range r.cutFields {
-				if c == f.Name {
-					return actions.Action{}, &Error{named: true, Reason: fmt.Sprintf("the answer was cut off inside %q of %s; reply again with the whole action, shorter if needed: %s", f.Name, name, info.example)}
-				}
-			}
 			if r.truncated {
 				return actions.Action{}, &Error{named: true, Reason: fmt.Sprintf("the answer was cut off before %q of %s; reply again with the whole action, shorter if needed: %s", f.Name, name, info.example)}
 			}
@@ -221,7 +213,7 @@ func schemaProblem(err error) string {
 
 // coerce converts a value to the type the field's schema wants: numbers
 // to strings digit for digit, durations to integer milliseconds.
-func (p *Parser) coerce(info *actionInfo, f actions.Field, v jval, unit int64) (slot, *Error) {
+func (p *Parser) coerce(info *actionInfo, f actions.Field, v jval, unit int64, r *run) (slot, *Error) {
 	bad := func(want string) (slot, *Error) {
 		return slot{}, &Error{named: true, Reason: fmt.Sprintf("%s.%s must be %s, got %s; reply with %s", info.name, f.Name, want, describe(v), info.example)}
 	}
@@ -233,27 +225,25 @@ func (p *Parser) coerce(info *actionInfo, f actions.Field, v jval, unit int64) (
 		}
 		return bad("a string")
 	case "integer":
-		isDur := strings.Contains(strings.ToLower(f.Name), "duration")
+		if strings.Contains(strings.ToLower(f.Name), "duration") {
+			n, capped, ok := durationMS(v, unit)
+			if !ok {
+				return bad(`a whole number of milliseconds (or a duration such as "30s" or "2m")`)
+			}
+			if capped {
+				r.note("%s.%s of %s is longer than any duration can be; capped to %d ms", info.name, f.Name, describeShort(v), n)
+			}
+			return slot{kind: jNum, num: n}, nil
+		}
 		var n int64
 		var ok bool
 		switch v.kind {
 		case jNum:
 			n, ok = intLiteral(v.str, unit, false)
-			if !ok && isDur {
-				// A fraction of a millisecond is noise, not an error.
-				n, ok = intLiteral(v.str, unit, true)
-			}
 		case jStr:
-			if isDur {
-				n, ok = parseDurationMS(v.str, unit)
-			} else {
-				n, ok = intLiteral(strings.TrimSpace(v.str), unit, false)
-			}
+			n, ok = intLiteral(strings.TrimSpace(v.str), unit, false)
 		}
 		if !ok {
-			if isDur {
-				return bad(`a whole number of milliseconds (or a duration such as "30s" or "2m")`)
-			}
 			return bad("an integer")
 		}
 		return slot{kind: jNum, num: n}, nil
@@ -304,6 +294,18 @@ func b2i(b bool) int64 {
 		return 1
 	}
 	return 0
+}
+
+// describeShort is describe without the kind, for notes.
+func describeShort(v jval) string {
+	s := v.str
+	if len(s) > 40 {
+		s = s[:40] + "…"
+	}
+	if v.kind == jStr {
+		return strconv.Quote(s)
+	}
+	return s
 }
 
 func describe(v jval) string {

@@ -110,7 +110,8 @@ type run struct {
 	notes     []string
 	reasoning []string
 	truncated bool
-	cutFields []string
+	// ignored counts the other actions of the answer, not run.
+	ignored int
 	// notStrict is a text already known to fail the strict parse.
 	notStrict string
 	// sc is the parse's scratch memory for decoded members.
@@ -119,6 +120,13 @@ type run struct {
 
 func (r *run) note(format string, args ...any) {
 	r.notes = append(r.notes, fmt.Sprintf(format, args...))
+}
+
+// absorb takes what a sub-parse that gave the action learned.
+func (r *run) absorb(sub *run) {
+	r.reasoning = append(r.reasoning, sub.reasoning...)
+	r.notes = append(r.notes, sub.notes...)
+	r.ignored += sub.ignored
 }
 
 func (r *run) addReasoning(s string) {
@@ -155,6 +163,12 @@ func (p *Parser) Parse(raw string) (res Result, err error) {
 	if r.truncated {
 		r.notes = append([]string{"answer was truncated"}, r.notes...)
 	}
+	switch {
+	case r.ignored == 1:
+		r.note("1 more action ignored")
+	case r.ignored > 1:
+		r.note("%d more actions ignored", r.ignored)
+	}
 	return Result{Action: act, Reasoning: strings.Join(r.reasoning, "\n\n"), Notes: r.notes}, nil
 }
 
@@ -180,10 +194,23 @@ func (p *Parser) parseText(text string, r *run, depth int) (actions.Action, *Err
 		}
 		return actions.Action{}, p.refuse(nil, "the answer holds only thinking and no action; after </think> reply with one JSON object such as %s", p.example)
 	}
+	// Punctuation typed by a CJK input method: ｛"action"："continue"｝.
+	if hasWidePunct(rest) {
+		if fixed, ok := narrowPunct(rest); ok {
+			rest = fixed
+			r.note("full-width punctuation read as JSON punctuation")
+		}
+	}
 	// A JSON string whose content is the action.
 	if rest[0] == '"' && depth < maxNesting {
 		if v, ok := parseStrict(rest); ok && v.kind == jStr {
 			return p.parseText(v.str, r, depth+1)
+		}
+	}
+	if rest[0] == '"' || rest[0] == '\'' || rest[0] == '`' {
+		if fixed, ok := openBrace(rest); ok {
+			rest = fixed
+			r.note("missing opening brace added")
 		}
 	}
 	if rest[0] != '{' && rest[0] != '[' {
@@ -305,7 +332,10 @@ func (p *Parser) scan(text string, inThink bool, r *run, depth int) (actions.Act
 		pos       int
 		truncated bool
 	)
-	for tries := 0; tries < maxCandidates; tries++ {
+	// Once the action is found, the rest is only counted: the objects
+	// then follow each other without overlap, so counting all of them
+	// stays linear in the answer.
+	for tries := 0; found || tries < maxCandidates; tries++ {
 		k := strings.IndexByte(text[pos:], '{')
 		if k < 0 {
 			break
@@ -327,8 +357,7 @@ func (p *Parser) scan(text string, inThink bool, r *run, depth int) (actions.Act
 			if inThink {
 				r.addReasoning(text[:k])
 			}
-			r.reasoning = append(r.reasoning, sub.reasoning...)
-			r.notes = append(r.notes, sub.notes...)
+			r.absorb(sub)
 			truncated = sub.truncated
 			pos = ext.end
 			continue
@@ -357,12 +386,7 @@ func (p *Parser) scan(text string, inThink bool, r *run, depth int) (actions.Act
 	}
 	if found {
 		r.truncated = r.truncated || truncated
-		switch {
-		case ignored == 1:
-			r.note("1 more action ignored")
-		case ignored > 1:
-			r.note("%d more actions ignored", ignored)
-		}
+		r.ignored += ignored
 		return chosen, nil
 	}
 	if bestNamed {

@@ -19,6 +19,15 @@ func (p *Parser) fromCandidate(cand string, ext extent, r *run, depth int) (acti
 	if !ext.cut && !sameString(cand, r.notStrict) {
 		v, ok = parseStrictWith(cand, r.sc)
 	}
+	if !ok && ext.cutString {
+		if fixed, fok := closeQuote(cand, ext); fok {
+			if fext := scanExtent(fixed, 0); !fext.cut && fext.end == len(fixed) {
+				r.note("missing closing quote added")
+				cand, ext = fixed, fext
+				v, ok = parseStrictWith(cand, r.sc)
+			}
+		}
+	}
 	if !ok {
 		if depth < maxNesting && isEscapedJSON(cand) {
 			if un, uok := unescapeJSONText(cand); uok {
@@ -32,7 +41,7 @@ func (p *Parser) fromCandidate(cand string, ext extent, r *run, depth int) (acti
 		}
 		if ext.cut {
 			r.truncated = true
-			applyCut(&v, ext, r)
+			applyCut(&v, ext)
 		}
 	}
 	return p.fromObject(v, r, depth)
@@ -79,6 +88,14 @@ func (p *Parser) repair(cand string, ext extent, r *run) (jval, bool) {
 	if ext.cut && !ext.dropLast {
 		if v, ok := parseStrict(complete(cand, ext)); ok {
 			return v, true
+		}
+	}
+	if !ext.cut {
+		if fixed, ok := escapeInnerQuotes(cand); ok {
+			if v, ok := parseStrict(fixed); ok {
+				r.note("unescaped quotes inside a string read as part of it")
+				return v, true
+			}
 		}
 	}
 	// The repair library takes time that grows faster than its input, so
@@ -195,9 +212,16 @@ func complete(cand string, ext extent) string {
 	return b.String()
 }
 
-// applyCut marks or drops what the end of the answer interrupted: the
-// innermost last member at the depth where the text ended.
-func applyCut(v *jval, ext extent, r *run) {
+// applyCut marks what the end of the answer interrupted: the innermost
+// last member at the depth where the text ended, whether the text ended
+// inside its key, before its value or inside its value. Such a member is
+// never used as it stands (a cut parameter refuses the action); a cut
+// element of a list is dropped, so that a complete action before it can
+// still be taken.
+func applyCut(v *jval, ext extent) {
+	if !ext.dropLast && !ext.cutString {
+		return
+	}
 	cur := v
 	for d := 1; d < ext.depth; d++ {
 		switch {
@@ -209,52 +233,124 @@ func applyCut(v *jval, ext extent, r *run) {
 	}
 	switch {
 	case cur.kind == jObj && len(cur.obj) > 0:
-		last := &cur.obj[len(cur.obj)-1]
-		if ext.dropLast {
-			if last.val.kind != jNull {
-				r.note("%q was cut off by truncation and dropped", last.key)
-			}
-			cur.obj = cur.obj[:len(cur.obj)-1]
-		} else if ext.cutString && last.val.kind == jStr {
-			last.val.cut = true
-		}
+		cur.obj[len(cur.obj)-1].val.cut = true
 	case cur.kind == jArr && len(cur.obj) > 0:
-		if ext.dropLast || ext.cutString {
-			cur.obj = cur.obj[:len(cur.obj)-1]
-		}
+		cur.obj = cur.obj[:len(cur.obj)-1]
 	}
 }
 
 // looksLikeAction reports whether a further object of the answer names an
-// action, to count what was ignored.
+// action, to count what was ignored. When the answer's repair budget is
+// spent, a broken object counts if it has an "action" key.
 func (p *Parser) looksLikeAction(cand string, ext extent, r *run) bool {
-	v, ok := parseStrict(cand)
-	if !ok {
-		v, ok = p.repair(cand, ext, r)
+	v, ok := jval{}, false
+	if !ext.cut {
+		v, ok = parseStrict(cand)
 	}
-	if !ok || v.kind != jObj {
+	if !ok {
+		if len(cand) > maxRepairLen || (r.sc != nil && r.sc.repairs >= maxRepairs) {
+			return hasActionKey(cand)
+		}
+		v, ok = p.repair(cand, ext, &run{sc: r.sc})
+	}
+	return ok && p.namesAction(v)
+}
+
+// namesAction reports whether a value is an action or a list holding one:
+// an object whose "action" key is a name, whose name key names a known
+// action, that holds a tool call, or that is keyed by an action's name.
+func (p *Parser) namesAction(v jval) bool {
+	if v.kind == jArr {
+		for _, el := range v.obj {
+			if p.namesAction(el.val) {
+				return true
+			}
+		}
+		return false
+	}
+	if v.kind != jObj {
 		return false
 	}
 	for _, m := range v.obj {
-		switch keyRole(canon(m.key)) {
-		case roleName, roleFunction, roleCalls:
-			return true
+		c := canon(m.key)
+		switch keyRole(c) {
+		case roleName:
+			switch {
+			case m.val.kind == jObj:
+				return c == "action"
+			case m.val.kind != jStr:
+			case c == "action" || c == "actionname" || c == "toolname" || c == "functionname":
+				return true
+			default:
+				if _, ok := p.lookupName(m.val.str); ok {
+					return true
+				}
+			}
+		case roleFunction:
+			if m.val.kind == jObj || m.val.kind == jStr {
+				return true
+			}
+		case roleCalls:
+			if m.val.kind == jArr && p.namesAction(m.val) {
+				return true
+			}
+		case roleType:
+			if m.val.kind == jStr {
+				if _, ok := p.lookupName(m.val.str); ok {
+					return true
+				}
+			}
 		}
-		if _, ok := p.byCanon[canon(m.key)]; ok {
+		if _, ok := p.byCanon[c]; ok && (m.val.kind == jObj || m.val.kind == jNull || m.val.kind == jBool) {
 			return true
 		}
 	}
 	return false
 }
 
+// hasActionKey reports an "action" key in text that could not be decoded.
+func hasActionKey(s string) bool {
+	for k := indexFold(s, "action"); k >= 0; {
+		i := k + len("action")
+		for i < len(s) && (s[i] == '"' || s[i] == '\'' || s[i] == ' ' || s[i] == '\\') {
+			i++
+		}
+		if i < len(s) && s[i] == ':' {
+			return true
+		}
+		next := indexFold(s[i:], "action")
+		if next < 0 {
+			return false
+		}
+		k = i + next
+	}
+	return false
+}
+
 // isEscapedJSON reports an object written with escaped quotes, as when a
-// JSON document was pasted into a string: {\"action\": ...}.
+// JSON document was pasted into a string: {\"action\": ...}, also
+// escaped twice ({\\\"action\\\": ...}) and with escaped line breaks
+// between the members ({\n  \"action\": ...}).
 func isEscapedJSON(s string) bool {
 	i := 1
-	for i < len(s) && (s[i] == ' ' || s[i] == '\n' || s[i] == '\t' || s[i] == '\r') {
-		i++
+	for i < len(s) {
+		switch s[i] {
+		case ' ', '\n', '\t', '\r':
+			i++
+			continue
+		case '\\':
+			if i+1 < len(s) && (s[i+1] == 'n' || s[i+1] == 't' || s[i+1] == 'r') {
+				i += 2
+				continue
+			}
+		}
+		break
 	}
-	return i+1 < len(s) && s[i] == '\\' && s[i+1] == '"'
+	j := i
+	for j < len(s) && s[j] == '\\' {
+		j++
+	}
+	return j > i && j < len(s) && s[j] == '"'
 }
 
 // unescapeJSONText removes one level of JSON string escaping.
