@@ -30,6 +30,16 @@ func TestCmdParseOne(t *testing.T) {
 			out: `{"action":{"action":"read_unread_messages","channelId":"123456789012345678901"}}` + "\n"},
 		{name: "refusal", in: "just prose", code: exitFailure, inErr: "no action found"},
 		{name: "unknown", in: `{"action":"fly"}`, code: exitFailure, inErr: "known actions are"},
+		// A message the end of the answer cut off is refused, never kept
+		// as far as it goes.
+		{name: "cut content", in: `{"action":"send_message","channelId":"42","content":"So the thing about distributed systems is that every`,
+			code: exitFailure, inErr: "cut off in the middle of \"content\""},
+		{name: "cut number", in: `{"action":"sleep","duration":30`, code: exitFailure, inErr: "cut off inside \"duration\""},
+		{name: "missing closing brace kept", in: `{"action":"send_message","channelId":"42","content":"done"`, code: exitOK,
+			out: `{"action":{"action":"send_message","channelId":"42","content":"done"},"notes":["answer was truncated"]}` + "\n"},
+		{name: "placeholder", in: `{"action":"send_message","channelId":"<id>","content":"hi"}`, code: exitFailure, inErr: "placeholder"},
+		{name: "huge sleep capped", in: `{"action":"sleep","duration":9223372036854775807}`, code: exitOK,
+			out: `{"action":{"action":"sleep","duration":9223372036854},"notes":["sleep.duration of 9223372036854775807 is longer than any duration can be; capped to 9223372036854 ms"]}` + "\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -68,6 +78,7 @@ func TestCmdParseJSONL(t *testing.T) {
 		`{"raw":"{\"action\":\"sleep\",\"duration\":\"2m\"}"}` + "\r",
 		``,
 		`{"raw":"x"} trailing`,
+		`{"raw":"{\"action\":\"send_message\",\"channelId\":\"1\",\"content\":\"cut off mid"}`,
 	}
 	want := []string{
 		`{"action":{"action":"continue"}}`,
@@ -78,6 +89,7 @@ func TestCmdParseJSONL(t *testing.T) {
 		`error`,
 		`{"action":{"action":"send_message","channelId":"1","content":"aé\n\u003cb\u003e\u0026"}}`,
 		`{"action":{"action":"sleep","duration":120000}}`,
+		`error`,
 		`error`,
 		`error`,
 	}

@@ -213,7 +213,16 @@ func saturatedLiteral(s string, unit int64) (int64, bool) {
 	}
 	f, _, err := big.ParseFloat(s, 10, 128, big.ToNearestEven)
 	if err != nil {
-		return 0, false
+		// An exponent beyond what big.Float holds: the number is huge
+		// (or vanishingly small, with a negative exponent).
+		mant, exp, _ := strings.Cut(strings.ToLower(s), "e")
+		switch {
+		case strings.HasPrefix(exp, "-") || strings.Trim(mant, "+-0.") == "":
+			return 0, true
+		case strings.HasPrefix(mant, "-"):
+			return -maxDurationMS, true
+		}
+		return maxDurationMS, true
 	}
 	f.Mul(f, new(big.Float).SetInt64(unit))
 	limit := new(big.Float).SetInt64(maxDurationMS)

@@ -1,6 +1,7 @@
 package parse
 
 import (
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -90,6 +91,10 @@ func narrowPunct(text string) (out string, changed bool) {
 	var b strings.Builder
 	b.Grow(len(text))
 	last := sigNone
+	depth := 0 // objects and lists open, outside strings
+	// unclosed holds the quotes no later quote of the same kind closes:
+	// once a search failed, every later one would too.
+	var unclosed []rune
 	for i := 0; i < len(text); {
 		c := text[i]
 		if c == '"' {
@@ -99,8 +104,8 @@ func narrowPunct(text string) (out string, changed bool) {
 			last = sigValue
 			continue
 		}
-		atValueStart := last == sigOpenObj || last == sigOpenArr || last == sigComma || last == sigColon
-		if q, size := anyQuoteAt(text, i); q != 0 && q != '"' && atValueStart {
+		atValueStart := depth > 0 && (last == sigOpenObj || last == sigOpenArr || last == sigComma || last == sigColon)
+		if q, size := anyQuoteAt(text, i); q != 0 && q != '"' && atValueStart && !slices.Contains(unclosed, q) {
 			if end, ok := wideStringEnd(text, i+size, q); ok {
 				writeJSONString(&b, text[i+size:end])
 				_, qs := utf8.DecodeRuneInString(text[end:])
@@ -109,6 +114,7 @@ func narrowPunct(text string) (out string, changed bool) {
 				changed = true
 				continue
 			}
+			unclosed = append(unclosed, q)
 		}
 		if w, ok := widePunct(text[i:]); ok {
 			structural := false
@@ -116,23 +122,23 @@ func narrowPunct(text string) (out string, changed bool) {
 			case '{', '[', '}', ']':
 				structural = true
 			case ':':
-				structural = last == sigValue || last == sigBare
+				structural = depth > 0 && (last == sigValue || last == sigBare)
 			case ',':
-				structural = commaFollows(text, i+3)
-			case '"':
-				structural = false
+				structural = depth > 0 && commaFollows(text, i+3)
 			}
 			if structural {
 				b.WriteByte(w)
 				i += 3
 				changed = true
 				last = sigOf(w)
+				depth = max(depth+nesting(w), 0)
 				continue
 			}
 		}
 		switch c {
 		case '{', '[', ',', ':', '}', ']':
 			last = sigOf(c)
+			depth = max(depth+nesting(c), 0)
 		case ' ', '\t', '\n', '\r':
 		default:
 			last = sigBare
@@ -150,6 +156,17 @@ func narrowPunct(text string) (out string, changed bool) {
 		return text, false
 	}
 	return b.String(), true
+}
+
+// nesting is how a structural character changes the nesting depth.
+func nesting(c byte) int {
+	switch c {
+	case '{', '[':
+		return 1
+	case '}', ']':
+		return -1
+	}
+	return 0
 }
 
 // sigOf is the token kind of an ASCII structural character.
@@ -268,6 +285,12 @@ func openBrace(text string) (string, bool) {
 		j++
 	}
 	if j >= len(s) || s[j] != ':' {
+		return text, false
+	}
+	// The value must start like a JSON value, so that prose such as
+	// "Note": I will wait is left alone.
+	j = skipSpace(s, j+1)
+	if j >= len(s) || !strings.ContainsRune(`"'{[-0123456789tfn`, rune(s[j])) {
 		return text, false
 	}
 	return prefix + "{" + s, true
@@ -425,12 +448,7 @@ func valueEnds(s string, i int, top byte) bool {
 		if top != '{' {
 			return false
 		}
-		end, ok := scanString(s, i+1, '"')
-		if !ok {
-			return false
-		}
-		end = skipSpace(s, end)
-		return end < len(s) && s[end] == ':'
+		return keyFollows(s, i)
 	case ',':
 		i = skipSpace(s, i+1)
 		if i >= len(s) {
@@ -442,15 +460,7 @@ func valueEnds(s string, i int, top byte) bool {
 		if s[i] == '}' {
 			return true
 		}
-		if s[i] != '"' {
-			return false
-		}
-		end, ok := scanString(s, i+1, '"')
-		if !ok {
-			return false
-		}
-		end = skipSpace(s, end)
-		return end < len(s) && s[end] == ':'
+		return keyFollows(s, i)
 	case '}', ']':
 		if top == '{' && s[i] != '}' || top == '[' && s[i] != ']' {
 			return false
@@ -459,6 +469,39 @@ func valueEnds(s string, i int, top byte) bool {
 		return i >= len(s) || s[i] == ',' || s[i] == '}' || s[i] == ']'
 	}
 	return false
+}
+
+// maxKeyLen bounds the keys keyFollows reads, so that checking every
+// quote of a long text stays linear.
+const maxKeyLen = 64
+
+// keyFollows reports a short key and its colon at s[i]: quoted with
+// double or single quotes, or a bare identifier.
+func keyFollows(s string, i int) bool {
+	if i >= len(s) {
+		return false
+	}
+	if q := s[i]; q == '"' || q == '\'' {
+		for j := i + 1; j < len(s) && j <= i+maxKeyLen; j++ {
+			switch s[j] {
+			case '\\', '\n':
+				return false
+			case q:
+				j = skipSpace(s, j+1)
+				return j < len(s) && s[j] == ':'
+			}
+		}
+		return false
+	}
+	j := i
+	for j < len(s) && j < i+maxKeyLen && (s[j] >= 'a' && s[j] <= 'z' || s[j] >= 'A' && s[j] <= 'Z' || s[j] >= '0' && s[j] <= '9' || s[j] == '_' || s[j] == '$') {
+		j++
+	}
+	if j == i {
+		return false
+	}
+	j = skipSpace(s, j)
+	return j < len(s) && s[j] == ':'
 }
 
 func skipSpace(s string, i int) int {

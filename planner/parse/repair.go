@@ -90,14 +90,28 @@ func (p *Parser) repair(cand string, ext extent, r *run) (jval, bool) {
 			return v, true
 		}
 	}
+	escaped := false
 	if !ext.cut {
 		if fixed, ok := escapeInnerQuotes(cand); ok {
 			if v, ok := parseStrict(fixed); ok {
 				r.note("unescaped quotes inside a string read as part of it")
 				return v, true
 			}
+			// Other damage remains (a trailing comma): the repair goes on
+			// from the escaped text.
+			cand, escaped = fixed, true
 		}
 	}
+	v, ok := p.repairSyntax(cand, r)
+	if ok && escaped {
+		r.note("unescaped quotes inside a string read as part of it")
+	}
+	return v, ok
+}
+
+// repairSyntax runs the syntax repair library on a candidate, within the
+// answer's repair budget.
+func (p *Parser) repairSyntax(cand string, r *run) (jval, bool) {
 	// The repair library takes time that grows faster than its input, so
 	// long texts and answers that need many repairs are refused instead.
 	if len(cand) > maxRepairLen || !r.spendRepair() {
