@@ -20,6 +20,8 @@ type actionInfo struct {
 	aliases map[string]alias
 	example string
 	check   schemaCheck
+	// isID marks the fields that hold ids, per field.
+	isID []bool
 }
 
 // alias maps another spelling of a key to a field, with the unit its
@@ -65,6 +67,7 @@ func newActionInfo(reg *actions.Registry, name string) *actionInfo {
 	for i, f := range info.fields {
 		c := canon(f.Name)
 		info.byCanon[c] = i
+		info.isID = append(info.isID, isIDField(f.Name))
 		for _, a := range aliases[c] {
 			info.aliases[a] = alias{field: i, unit: 1}
 		}
@@ -307,14 +310,14 @@ func (p *Parser) fromObject(v jval, r *run, depth int) (actions.Action, bool, *E
 	if nameVal.kind != jStr {
 		return actions.Action{}, false, p.noAction()
 	}
-	if depth < maxNesting && looksLikeJSONText(nameVal.str) {
-		// {"action": "{\"action\":\"continue\"}"}: the whole action
-		// encoded as a string in the name's place.
-		act, perr := p.parseText(nameVal.str, r, depth+1)
-		return act, perr == nil || perr.named, perr
-	}
 	name, perr := p.resolveName(nameVal.str)
 	if perr != nil {
+		if depth < maxNesting && looksLikeJSONText(nameVal.str) {
+			// {"action": "{\"action\":\"continue\"}"}: the whole action
+			// encoded as a string in the name's place.
+			act, perr := p.parseText(nameVal.str, r, depth+1)
+			return act, perr == nil || perr.named, perr
+		}
 		return actions.Action{}, true, perr
 	}
 	var params []jmember
@@ -336,7 +339,9 @@ func (p *Parser) fromObject(v jval, r *run, depth int) (actions.Action, bool, *E
 			return actions.Action{}, true, p.refuse(nil, "the parameters of %s must be a JSON object; reply with %s", name, p.infos[name].example)
 		}
 	}
-	params = p.unwrapParams(name, params, r, depth)
+	if wrapper != nil {
+		params = p.unwrapParams(name, params, r, depth)
+	}
 	var flat []jmember
 	if flatCount > 0 {
 		flat = v.obj // build skips the envelope's own keys

@@ -64,7 +64,7 @@ func (p *Parser) build(name string, wrapped, flat []jmember, r *run) (actions.Ac
 			if perr != nil {
 				return actions.Action{}, perr
 			}
-			if s.kind == jStr && isPlaceholder(s.str, isIDField(f.Name)) {
+			if s.kind == jStr && isPlaceholder(s.str, info.isID[idx]) {
 				return actions.Action{}, placeholderError(info, f.Name, s.str)
 			}
 			s.set, s.prio, s.key = true, prio, m.key

@@ -13,6 +13,7 @@ func (p *Parser) react(text string, r *run) (actions.Action, bool, *Error) {
 		return actions.Action{}, false, nil
 	}
 	var name, input, thought string
+	extra := 0 // further Action lines: actions not run
 	inInput := false
 	open := 0 // braces open before the current line
 	for _, line := range strings.Split(text, "\n") {
@@ -32,6 +33,9 @@ func (p *Parser) react(text string, r *run) (actions.Action, bool, *Error) {
 			continue
 		case strings.HasPrefix(low, "action:") || strings.HasPrefix(low, "action**:"):
 			if name != "" {
+				if strings.Trim(t[strings.IndexByte(t, ':')+1:], " \t\r`'\"*") != "" {
+					extra++
+				}
 				inInput = false
 				continue
 			}
@@ -83,5 +87,8 @@ func (p *Parser) react(text string, r *run) (actions.Action, bool, *Error) {
 		return actions.Action{}, true, perr
 	}
 	act, perr := p.build(resolved, params.obj, nil, r)
+	if perr == nil {
+		r.ignored += extra
+	}
 	return act, true, perr
 }

@@ -26,7 +26,9 @@ func (p *Parser) cutOff(info *actionInfo, idx int, key string) *Error {
 // stand alone between angle brackets: <id>, <text>, <answer>.
 func placeholderWords() []string {
 	return []string{"id", "text", "name", "answer", "message", "msg", "content", "reply", "response", "channel", "channelid",
-		"messageid", "replyto", "value", "string", "number", "duration", "ms", "note", "user", "username", "chatid", "placeholder"}
+		"messageid", "replyto", "value", "string", "number", "duration", "ms", "note", "user", "username", "chatid", "placeholder",
+		// The same words as models translate them.
+		"texto", "mensaje", "respuesta", "contenido", "nachricht", "antwort", "inhalt", "kanal", "texte", "reponse"}
 }
 
 // isPlaceholder reports whether s, the whole value of a field, is a
@@ -36,8 +38,17 @@ func placeholderWords() []string {
 // mention), <#42> or <3 is not a placeholder, nor is text that only
 // contains one.
 func isPlaceholder(s string, isID bool) bool {
-	s = strings.TrimSpace(s)
 	if len(s) < 3 || len(s) > 80 {
+		return false
+	}
+	// Most values are plainly not placeholders: decide on the first byte.
+	switch s[0] {
+	case '<', '{', '[', '.', 'x', 'X', ' ', '\t', '\n', 0xE2:
+	default:
+		return false
+	}
+	s = strings.TrimSpace(s)
+	if len(s) < 3 {
 		return false
 	}
 	if isID {
