@@ -41,6 +41,10 @@ func (p *Parser) build(name string, wrapped, flat []jmember, r *run) (actions.Ac
 			}
 			idx, unit, prio := info.lookupKey(m.key)
 			if m.val.cut {
+				if idx < 0 && roleOf(m.key) == roleReasoning {
+					// Reasoning the end of the answer cut off harms nothing.
+					continue
+				}
 				return actions.Action{}, p.cutOff(info, idx, m.key)
 			}
 			if idx < 0 {
