@@ -534,7 +534,16 @@ func (s *Scheduler) input(ctx context.Context, id string, w *wakeState, now time
 		}
 	}
 	incoming := append(append([]state.Message(nil), carry...), offered...)
+	var attn, notice string
+	if s.cfg.Attention != nil && ch.Group {
+		attn = string(s.cfg.Attention.For(id).Mode)
+		if s.budgetLevel(ctx, id, now) >= budget.Fallback {
+			notice = "Today's token budget is nearly used up: until the day rolls over you are woken only when addressed."
+		}
+	}
 	return planner.Input{
+		Attention:    attn,
+		Notice:       notice,
 		Platform:     platform,
 		BotName:      s.cfg.BotName,
 		Language:     s.cfg.Language,

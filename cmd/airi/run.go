@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"sync"
+	"time"
 
 	"go.uber.org/zap"
 
@@ -104,6 +105,16 @@ func (a *app) cmdRun(ctx context.Context, args []string) int {
 			}
 		},
 		OnFatal: func(err error) { log.Error("the model refuses every call; fix its settings", zap.Error(err)) },
+		OnWake: func(_, reason string) {
+			if m != nil {
+				m.wakes.WithLabelValues(reason).Inc()
+			}
+		},
+		OnSkip: func(_, reason string) {
+			if m != nil {
+				m.skipped.WithLabelValues(reason).Inc()
+			}
+		},
 	})
 	if err != nil {
 		fmt.Fprintln(a.stderr, "airi run:", err)
@@ -121,6 +132,19 @@ func (a *app) cmdRun(ctx context.Context, args []string) int {
 		}
 		return float64(n)
 	})
+	if rt.budget != nil {
+		m.reg.MustRegister(newBudgetCollector(rt.budget, func() []string {
+			chans, err := rt.store.Channels(context.Background())
+			if err != nil {
+				return nil
+			}
+			ids := make([]string, len(chans))
+			for i, c := range chans {
+				ids[i] = c.ID
+			}
+			return ids
+		}, time.Now))
+	}
 	adapters, err := buildAdapters(cfg, rt.store, log)
 	if err != nil {
 		fmt.Fprintln(a.stderr, "airi run:", err)

@@ -203,6 +203,10 @@ const maxSenders = 1024
 
 // Decide returns whether m wakes the channel under s and updates the state.
 func (c *Channel) Decide(s *Settings, m Message) Decision {
+	if !m.Group {
+		// A direct chat is the person talking to the bot: every message wakes it.
+		return Decision{Wake: true, Reason: ReasonDirect}
+	}
 	if m.FromBot {
 		c.lastFromBot = true
 		if s.IgnoreBots || c.botStreak >= s.BotReplies {
@@ -214,9 +218,6 @@ func (c *Channel) Decide(s *Settings, m Message) Decision {
 	}
 	if !c.allowSender(s.SenderRate, m.SenderID, m.Time) {
 		return Decision{Reason: SkipSenderRate}
-	}
-	if !m.Group {
-		return Decision{Wake: true, Reason: ReasonDirect}
 	}
 	if r := addressed(s, m); r != "" {
 		return Decision{Wake: true, Reason: r}

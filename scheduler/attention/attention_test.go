@@ -112,7 +112,7 @@ func TestSenderRate(t *testing.T) {
 	var c attention.Channel
 	woke, limited := 0, 0
 	for i := range 200 {
-		m := attention.Message{SenderID: "flood", Content: "x", Time: t0.Add(time.Duration(i) * 300 * time.Millisecond)}
+		m := attention.Message{SenderID: "flood", Content: "@bot", Mentioned: true, Group: true, Time: t0.Add(time.Duration(i) * 300 * time.Millisecond)}
 		switch d := c.Decide(&s, m); {
 		case d.Wake:
 			woke++
@@ -124,11 +124,14 @@ func TestSenderRate(t *testing.T) {
 	if woke != 20 || limited != 180 {
 		t.Errorf("woke %d, limited %d; want 20 and 180", woke, limited)
 	}
-	if d := c.Decide(&s, attention.Message{SenderID: "other", Time: t0.Add(time.Minute)}); !d.Wake {
+	if d := c.Decide(&s, attention.Message{SenderID: "other", Mentioned: true, Group: true, Time: t0.Add(time.Minute)}); !d.Wake {
 		t.Errorf("another sender is limited too: %+v", d)
 	}
-	if d := c.Decide(&s, attention.Message{SenderID: "flood", Time: t0.Add(2 * time.Minute)}); !d.Wake {
+	if d := c.Decide(&s, attention.Message{SenderID: "flood", Mentioned: true, Group: true, Time: t0.Add(2 * time.Minute)}); !d.Wake {
 		t.Errorf("the flooder is still limited a period later: %+v", d)
+	}
+	if d := c.Decide(&s, attention.Message{SenderID: "flood", Time: t0.Add(2 * time.Minute)}); !d.Wake {
+		t.Errorf("a direct chat is rate limited: %+v", d)
 	}
 }
 
