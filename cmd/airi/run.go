@@ -16,6 +16,24 @@ import (
 	"github.com/airi-go/airi/state"
 )
 
+// registerBudget adds the budgets' use to the metrics, when a budget is set.
+func (rt *bot) registerBudget(m *metrics, now func() time.Time) {
+	if rt.budget == nil {
+		return
+	}
+	m.reg.MustRegister(newBudgetCollector(rt.budget, func() []string {
+		chans, err := rt.store.Channels(context.Background())
+		if err != nil {
+			return nil
+		}
+		ids := make([]string, len(chans))
+		for i, c := range chans {
+			ids[i] = c.ID
+		}
+		return ids
+	}, now))
+}
+
 // runnable is an adapter the bot runs: it receives into an inbox and sends.
 type runnable struct {
 	sender
@@ -132,19 +150,7 @@ func (a *app) cmdRun(ctx context.Context, args []string) int {
 		}
 		return float64(n)
 	})
-	if rt.budget != nil {
-		m.reg.MustRegister(newBudgetCollector(rt.budget, func() []string {
-			chans, err := rt.store.Channels(context.Background())
-			if err != nil {
-				return nil
-			}
-			ids := make([]string, len(chans))
-			for i, c := range chans {
-				ids[i] = c.ID
-			}
-			return ids
-		}, time.Now))
-	}
+	rt.registerBudget(m, time.Now)
 	adapters, err := buildAdapters(cfg, rt.store, log)
 	if err != nil {
 		fmt.Fprintln(a.stderr, "airi run:", err)
