@@ -272,4 +272,134 @@ func TestBusyGroup(t *testing.T) {
 	}
 }
 
-var _ = state.Message{}
+// TestChannelBudget sends a steady stream of mentions into a group with a
+// low channel budget: what the model server reports as used never passes
+// the budget by more than one call, a restart in the middle keeps the
+// count, and /metrics shows the budget's use.
+func TestChannelBudget(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const budget = 20000
+		tg := telegramtest.NewServer(telegramtest.Options{ReadAllGroupMessages: true})
+		bm := newBusyModel(busyGroup.ID)
+		model := openaitest.NewHandler(bm.answer)
+		db := filepath.Join(t.TempDir(), "airi.db")
+		settings := map[string]string{"AIRI_CHANNEL_BUDGET_TOKENS_DAY": fmt.Sprint(budget)}
+		ann := telegramtest.User{ID: 601, FirstName: "Ann"}
+		post := func(from, to int) {
+			for i := from; i <= to; i++ {
+				tg.Post(telegramtest.Incoming{Chat: busyGroup, From: ann, Text: fmt.Sprintf("@%s q-%d hello?", tg.Bot().Username, i)})
+				time.Sleep(10 * time.Second)
+			}
+		}
+		b := startGroupBot(t, tg, model, db, settings)
+		post(1, 10)
+		synctest.Wait()
+		b.stop(t)
+		bm.mu.Lock()
+		before := len(bm.usage)
+		bm.mu.Unlock()
+
+		b = startGroupBot(t, tg, model, db, settings)
+		defer b.stop(t)
+		post(11, 30)
+		synctest.Wait()
+
+		bm.mu.Lock()
+		used, largest := 0, 0
+		for _, u := range bm.usage {
+			used += u
+			largest = max(largest, u)
+		}
+		calls := len(bm.usage)
+		bm.mu.Unlock()
+		t.Logf("%d calls (%d before the restart), %d tokens reported, largest call %d, budget %d", calls, before, used, largest, budget)
+		if used <= budget {
+			t.Fatalf("the stream used %d tokens in %d calls: too few to reach the budget of %d", used, calls, budget)
+		}
+		if used > budget+largest {
+			t.Errorf("the model server reported %d tokens, more than one call (%d) past the budget of %d", used, largest, budget)
+		}
+		if before == 0 || calls == before {
+			t.Errorf("calls before the restart %d, in all %d: want calls on both sides", before, calls)
+		}
+		_, skipped := b.counts()
+		if skipped["budget"] == 0 {
+			t.Errorf("no wake refused for the budget: %v", skipped)
+		}
+		want := fmt.Sprintf(`airi_budget_used_tokens{scope="%d"} %d`, busyGroup.ID, used)
+		if text := b.metricsText(t); !strings.Contains(text, want) || !strings.Contains(text, fmt.Sprintf(`airi_budget_limit_tokens{scope="%d"} %d`, busyGroup.ID, budget)) {
+			t.Errorf("metrics without %q and the limit:\n%s", want, text)
+		}
+		// The mentions refused stay unread, to be answered when the day rolls over.
+		counts, err := b.rt.store.UnreadCounts(context.Background())
+		if err != nil || counts[fmt.Sprint(busyGroup.ID)] == 0 {
+			t.Errorf("unread after the budget ran out: %v, %v; want the refused mentions", counts, err)
+		}
+	})
+}
+
+// TestTwoBots lets another bot talk to ours (AIRI_IGNORE_BOTS=false): ours
+// answers it at most AIRI_BOT_REPLIES times in a row; by default it does not
+// answer at all.
+func TestTwoBots(t *testing.T) {
+	for _, tt := range []struct {
+		name     string
+		settings map[string]string
+		want     int
+	}{
+		{"allowed", map[string]string{"AIRI_IGNORE_BOTS": "false"}, 3},
+		{"ignored by default", nil, 0},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				tg := telegramtest.NewServer(telegramtest.Options{ReadAllGroupMessages: true})
+				bm := newBusyModel(busyGroup.ID)
+				b := startGroupBot(t, tg, openaitest.NewHandler(bm.answer), filepath.Join(t.TempDir(), "airi.db"), tt.settings)
+				defer b.stop(t)
+				echo := telegramtest.User{ID: 909, IsBot: true, FirstName: "Echo", Username: "echo_bot"}
+				// The other bot answers every message of ours, ten times over.
+				for i := 1; i <= 10; i++ {
+					tg.Post(telegramtest.Incoming{Chat: busyGroup, From: echo, Text: fmt.Sprintf("@%s q-%d ping", tg.Bot().Username, i)})
+					time.Sleep(10 * time.Second)
+					synctest.Wait()
+				}
+				if got := len(tg.Sent()); got != tt.want {
+					t.Errorf("our bot answered the other bot %d times, want %d", got, tt.want)
+				}
+				_, skipped := b.counts()
+				if skipped["bot"] != 10-tt.want {
+					t.Errorf("skipped %v, want %d bot messages skipped", skipped, 10-tt.want)
+				}
+			})
+		})
+	}
+}
+
+// TestSenderFlood: one sender posts 200 mentions in a minute; the bot is
+// woken no more than AIRI_SENDER_RATE allows and all 200 are stored.
+func TestSenderFlood(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		tg := telegramtest.NewServer(telegramtest.Options{ReadAllGroupMessages: true})
+		bm := newBusyModel(busyGroup.ID)
+		b := startGroupBot(t, tg, openaitest.NewHandler(bm.answer), filepath.Join(t.TempDir(), "airi.db"), nil)
+		defer b.stop(t)
+		flood := telegramtest.User{ID: 666, FirstName: "Spam"}
+		for i := 1; i <= 200; i++ {
+			tg.Post(telegramtest.Incoming{Chat: busyGroup, From: flood, Text: fmt.Sprintf("@%s q-%d", tg.Bot().Username, i)})
+			time.Sleep(300 * time.Millisecond)
+		}
+		synctest.Wait()
+		wakes, skipped := b.counts()
+		total := 0
+		for _, n := range wakes {
+			total += n
+		}
+		if total > 20 || skipped["sender-rate"] != 180 {
+			t.Errorf("wakes %v, skipped %v; want at most 20 wakes and 180 messages past the rate", wakes, skipped)
+		}
+		events, err := b.rt.store.Events(context.Background(), state.TickFilter{ChannelID: fmt.Sprint(busyGroup.ID)})
+		if err != nil || len(events) != 200 {
+			t.Errorf("%d messages stored (%v), want 200", len(events), err)
+		}
+	})
+}
