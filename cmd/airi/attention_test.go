@@ -187,7 +187,8 @@ func (m *busyModel) answer(ctx context.Context, req openaitest.Request) openaite
 	if len(fresh) == 0 {
 		return openaitest.Reply{Content: `{"action":"continue"}`, Usage: usage}
 	}
-	return openaitest.Reply{Content: fmt.Sprintf(`{"action":"send_message","channelId":"%d","content":"noted"}`, m.chat), Usage: usage}
+	// Each reply differs: the runtime refuses a repeat of a recent one.
+	return openaitest.Reply{Content: fmt.Sprintf(`{"action":"send_message","channelId":"%d","content":"noted, call %d"}`, m.chat, req.Call), Usage: usage}
 }
 
 // busyRun posts 120 messages from six people, one a second, every tenth
