@@ -61,6 +61,13 @@ type Input struct {
 	// Shrink halves the history's share of the budget this many times,
 	// after the model refused a request as longer than its context.
 	Shrink int
+	// Attention is the group mode of the channel as configured ("ambient",
+	// "addressed"; "" or "all": every message wakes it), for the system
+	// message; it does not change from tick to tick.
+	Attention string
+	// Notice is a line of the runtime for this tick's state message (a
+	// token budget in fallback), or "".
+	Notice string
 }
 
 // Prompt is one assembled request.
@@ -247,10 +254,15 @@ func (b *Builder) staticData(set *prompts.Set, in Input) prompts.Data {
 	if name == "" {
 		name = "bot"
 	}
+	attn := in.Attention
+	if attn == "all" {
+		attn = ""
+	}
 	return prompts.Data{
-		Bot:      prompts.Bot{Name: prompts.Clip(name, prompts.MaxNameRunes)},
-		Language: in.Language,
-		Platform: platform,
+		Bot:       prompts.Bot{Name: prompts.Clip(name, prompts.MaxNameRunes)},
+		Language:  in.Language,
+		Platform:  platform,
+		Attention: attn,
 		Channel: prompts.Channel{
 			ID:      in.Channel.ID,
 			Title:   prompts.Clip(in.Channel.Title, prompts.MaxTitleRunes),

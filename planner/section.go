@@ -191,7 +191,7 @@ type systemCache struct {
 
 func factsKey(d prompts.Data) string {
 	var b strings.Builder
-	for _, s := range []string{d.Bot.Name, d.Language, d.Platform, d.Channel.ID, d.Channel.Title, fmt.Sprint(d.Channel.Group)} {
+	for _, s := range []string{d.Bot.Name, d.Language, d.Platform, d.Channel.ID, d.Channel.Title, fmt.Sprint(d.Channel.Group), d.Attention} {
 		b.WriteString(s)
 		b.WriteByte(0)
 	}

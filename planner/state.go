@@ -32,6 +32,7 @@ func (b *Builder) stateData(d prompts.Data, in Input, hist []state.Message) prom
 	tz := b.zone(in.Now)
 	d.Now = in.Now.In(tz)
 	d.Remaining = in.Remaining
+	d.Notice = in.Notice
 	if len(in.Incoming) > 0 {
 		d.Incoming = make([]prompts.Message, len(in.Incoming))
 		for i, m := range in.Incoming {

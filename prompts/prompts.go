@@ -46,6 +46,13 @@ type Data struct {
 	Language string // response language; "" means the users' language
 	Platform string // adapter: telegram, satori, console
 	Channel  Channel
+	// Attention is what wakes the bot in a group: "ambient" (being
+	// addressed, and now and then the talk), "addressed" (only being
+	// addressed), or "" (every message).
+	Attention string
+	// Notice is a line from the runtime for this tick (state message
+	// only), such as a token budget nearly used up; "" when none.
+	Notice string
 	// Now is the server time in the configured zone (state message and
 	// volatile sections only; zero in static sections).
 	Now time.Time

@@ -45,6 +45,7 @@ type loop struct {
 	dueTrigger   Trigger
 	firstPending time.Time
 	rearms       int
+	att          attendance
 }
 
 func newLoop(s *Scheduler, id string) *loop {
@@ -55,8 +56,8 @@ func newLoop(s *Scheduler, id string) *loop {
 func (l *loop) signal(t Trigger) {
 	now := time.Now()
 	l.mu.Lock()
-	switch t {
-	case triggerMessage:
+	switch {
+	case fromMessage(t):
 		if l.firstPending.IsZero() {
 			l.firstPending = now
 		}
@@ -67,11 +68,14 @@ func (l *loop) signal(t Trigger) {
 		}
 		l.rearms = 0
 		l.setDue(due, t, true)
+		if fromMessage(l.dueTrigger) && rank(t) > rank(l.dueTrigger) {
+			l.dueTrigger = t
+		}
 	default:
 		l.setDue(now, t, false)
 	}
 	l.mu.Unlock()
-	if t == triggerMessage {
+	if fromMessage(t) {
 		select {
 		case l.arrived <- struct{}{}:
 		default:
@@ -148,13 +152,15 @@ func (l *loop) finish(ctx context.Context, rep WakeReport) {
 	}
 	now := time.Now()
 	l.running = false
-	if l.dueTrigger == triggerMessage && unread == 0 {
+	if fromMessage(l.dueTrigger) && unread == 0 {
 		// Messages that arrived during the wake were delivered by it: their
 		// wake would find nothing and must not stand in for what follows.
 		l.due, l.dueTrigger = time.Time{}, ""
 	}
 	switch {
 	case ctx.Err() != nil:
+	case rep.Budget:
+		// The periodic tick resumes the channel once the budget allows.
 	case rep.ModelFailed && !rep.Fatal:
 		l.setDue(now.Add(cfg.RetryDelay), triggerRetry, false)
 	case rep.Fatal:
@@ -174,7 +180,7 @@ func (l *loop) finish(ctx context.Context, rep WakeReport) {
 			l.s.log.Info("wake ended on its iteration cap with messages unanswered; re-armed twice already, waiting for a new message",
 				zap.String("channel", l.id))
 		}
-	case unread > 0 && !rep.Skipped:
+	case unread > 0 && !rep.Skipped && (l.s.cfg.Attention == nil || (l.att.want > l.att.served && !l.att.held)):
 		// Unread is left (beyond the display cap, or arrived late): the
 		// next wake shows it; each wake delivers some, so this ends.
 		l.setDue(now.Add(cfg.Debounce), triggerUnread, false)

@@ -16,6 +16,8 @@ import (
 	"github.com/airi-go/airi/actions"
 	"github.com/airi-go/airi/planner"
 	"github.com/airi-go/airi/planner/parse"
+	"github.com/airi-go/airi/scheduler/attention"
+	"github.com/airi-go/airi/scheduler/budget"
 	"github.com/airi-go/airi/state"
 )
 
@@ -82,6 +84,10 @@ type Config struct {
 	Now     func() time.Time
 	// Turn is how a wake ends after a send; empty means TurnSendEnds.
 	Turn Turn
+	// Attention, when set, decides which incoming messages wake their
+	// channel (and records why); nil wakes the channel on every message
+	// with the trigger "message".
+	Attention *attention.Policy
 }
 
 // Turn names the turn semantics a scheduler runs under: what ends a wake
@@ -164,7 +170,27 @@ type Deps struct {
 	// Leases, when set, limits the loops to the channels this process
 	// holds (several replicas on one database).
 	Leases Leases
+	// Budget, when set, is asked before every model call and told what
+	// the call cost.
+	Budget Budget
+	// Tokens estimates the tokens of text when the provider reports no
+	// usage; nil counts four bytes a token.
+	Tokens func(text string) int
+	// OnWake, when set, is told the reason of every wake that runs;
+	// OnSkip the reason of every message that woke nothing and of every
+	// wake or call refused.
+	OnWake func(channelID, reason string)
+	OnSkip func(channelID, reason string)
 	Logger *zap.Logger
+}
+
+// Budget is the daily token budget the scheduler keeps to (scheduler/budget).
+type Budget interface {
+	// Level says how much of the budgets of a channel is used.
+	Level(ctx context.Context, channelID string, now time.Time) (budget.Level, error)
+	// Admit reports whether a model call may be made; when it may, release
+	// is called with what the call cost.
+	Admit(ctx context.Context, channelID string, now time.Time) (release func(tokens int64), ok bool, err error)
 }
 
 // Scheduler owns the channel loops.
@@ -254,7 +280,14 @@ func (s *Scheduler) Start(ctx context.Context) error {
 		return fmt.Errorf("count unread at start: %w", err)
 	}
 	for id, n := range counts {
-		if n > 0 && s.allowed(id) {
+		if n == 0 || !s.allowed(id) {
+			continue
+		}
+		wake, err := s.reconsider(ctx, id)
+		if err != nil {
+			return err
+		}
+		if wake {
 			s.log.Info("resuming channel with unread messages", zap.String("channel", id), zap.Int("unread", n))
 			s.loopFor(id).signal(triggerRestart)
 		}
@@ -332,13 +365,24 @@ func (s *Scheduler) Deliver(ctx context.Context, ch state.Channel, msg state.Mes
 	if err := s.upsertChannel(ctx, ch, msg); err != nil {
 		return err
 	}
-	_, isNew, err := s.deps.Store.Ingest(ctx, msg)
+	stored, isNew, err := s.deps.Store.Ingest(ctx, msg)
 	if err != nil {
 		return fmt.Errorf("deliver: store message: %w", err)
 	}
-	if isNew && !msg.Self && s.allowed(ch.ID) {
-		s.loopFor(ch.ID).signal(triggerMessage)
+	if !isNew || msg.Self || !s.allowed(ch.ID) {
+		return nil
 	}
+	l := s.loopFor(ch.ID)
+	if s.cfg.Attention == nil {
+		l.signal(triggerMessage)
+		return nil
+	}
+	d := l.attend(ctx, ch.Group, stored)
+	if d.Wake {
+		l.signal(Trigger(d.Reason))
+		return nil
+	}
+	s.skipped(ch.ID, d.Reason)
 	return nil
 }
 
@@ -459,8 +503,12 @@ func (s *Scheduler) PeriodicTick(ctx context.Context) error {
 		return fmt.Errorf("count unread: %w", err)
 	}
 	for id, n := range counts {
-		if n > 0 && s.allowed(id) {
-			s.loopFor(id).signal(triggerPeriodic)
+		if n == 0 || !s.allowed(id) {
+			continue
+		}
+		l := s.loopFor(id)
+		if t := l.periodicTrigger(ctx); t != "" {
+			l.signal(t)
 		}
 	}
 	return nil
@@ -483,7 +531,9 @@ func (s *Scheduler) Idle(ctx context.Context) (bool, error) {
 		return false, fmt.Errorf("count unread: %w", err)
 	}
 	for id, n := range counts {
-		if n > 0 && s.allowed(id) {
+		// Under an attention policy, unread talk that wakes nothing leaves
+		// the channel idle.
+		if n > 0 && s.allowed(id) && (s.cfg.Attention == nil || s.loopFor(id).wanted()) {
 			return false, nil
 		}
 	}

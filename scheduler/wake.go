@@ -13,6 +13,7 @@ import (
 	"github.com/airi-go/airi/actions"
 	"github.com/airi-go/airi/internal/backoff"
 	"github.com/airi-go/airi/planner"
+	"github.com/airi-go/airi/scheduler/budget"
 	"github.com/airi-go/airi/state"
 )
 
@@ -29,6 +30,9 @@ type WakeReport struct {
 	Sleep       time.Duration
 	ModelFailed bool
 	Fatal       bool
+	// Budget: the token budget refused a model call; the channel waits
+	// for it to allow one again.
+	Budget bool
 }
 
 type wakeState struct {
@@ -43,6 +47,7 @@ type wakeState struct {
 	// shrink halves the history's share of the budget for the rest of the
 	// wake, after the model refused a request as too long.
 	shrink int
+	budget bool // the token budget refused a call
 }
 
 // maxShrink bounds how far a wake shrinks the history after refusals.
@@ -69,8 +74,9 @@ func (l *loop) wake(ctx context.Context, trig Trigger) WakeReport {
 	defer l.wakeMu.Unlock()
 	s := l.s
 	rep := WakeReport{Trigger: trig}
-	switch trig {
-	case triggerMessage, triggerPeriodic, triggerRestart, triggerUnread, triggerRetry:
+	switch {
+	case fromMessage(trig), trig == triggerPeriodic, trig == triggerRestart, trig == triggerUnread,
+		trig == triggerRetry, trig == triggerBudgetResume:
 		counts, err := s.deps.Store.UnreadCounts(ctx)
 		if err != nil {
 			s.log.Warn("count unread before wake", zap.String("channel", l.id), zap.Error(err))
@@ -81,6 +87,14 @@ func (l *loop) wake(ctx context.Context, trig Trigger) WakeReport {
 			rep.Skipped = true
 			return rep
 		}
+	}
+	if s.budgetLevel(ctx, l.id, s.cfg.Now()) == budget.Exhausted {
+		l.holdForBudget()
+		rep.Budget = true
+		return rep
+	}
+	if s.deps.OnWake != nil {
+		s.deps.OnWake(l.id, string(trig))
 	}
 	w := &wakeState{id: s.nextWake(), trigger: trig}
 	unanswered := false
@@ -96,6 +110,10 @@ func (l *loop) wake(ctx context.Context, trig Trigger) WakeReport {
 		}
 		out := l.tick(ctx, w)
 		release()
+		if w.budget {
+			rep.Budget = true
+			break
+		}
 		rep.Iterations++
 		if ctx.Err() != nil {
 			return rep
@@ -187,6 +205,23 @@ func (l *loop) tick(ctx context.Context, w *wakeState) tickOutcome {
 	case <-l.arrived:
 	default:
 	}
+	release := func(int64) {}
+	if s.deps.Budget != nil {
+		rel, ok, err := s.deps.Budget.Admit(ctx, l.id, now)
+		if err != nil {
+			return fail("check the token budget", err)
+		}
+		if !ok {
+			s.log.Info("token budget used up: no model call; unread messages wait for the budget", zap.String("channel", l.id))
+			w.budget = true
+			l.holdForBudget()
+			return tickOutcome{}
+		}
+		release = rel
+	}
+	spent := int64(0)
+	defer func() { release(spent) }()
+
 	in, watermark, prompt, req, what, err := l.request(ctx, w, now, &rec)
 	if err != nil {
 		return fail(what, err)
@@ -206,6 +241,10 @@ func (l *loop) tick(ctx context.Context, w *wakeState) tickOutcome {
 			return fail(what, err)
 		}
 		resp, interrupted, err = s.complete(ctx, l, w, req)
+	}
+	spent = s.cost(req, resp, err)
+	if s.cfg.Attention != nil && (err != nil || interrupted) {
+		l.called(now, nil)
 	}
 	rec.Raw, rec.Reasoning, rec.Usage = resp.Content, resp.Reasoning, resp.Usage
 	rec.LatencyMS = resp.Latency.Milliseconds()
@@ -245,6 +284,9 @@ func (l *loop) tick(ctx context.Context, w *wakeState) tickOutcome {
 		}
 	}
 	w.pending = nil
+	if s.cfg.Attention != nil {
+		l.called(now, seen)
+	}
 	out := tickOutcome{delivered: len(shown), watermark: watermark}
 
 	actRec := state.ActionRecord{ChannelID: l.id, Wake: w.id, Time: now}
@@ -277,6 +319,13 @@ func (l *loop) tick(ctx context.Context, w *wakeState) tickOutcome {
 	}
 	rec.Result, rec.OK = out.res.Text, out.res.OK
 	actRec.Result, actRec.OK = out.res.Text, out.res.OK
+	if s.cfg.Attention != nil {
+		for _, e := range out.res.Effects {
+			if e.Kind == "send" && s.allowed(e.ChannelID) {
+				s.loopFor(e.ChannelID).spoke(now)
+			}
+		}
+	}
 	if len(out.res.Effects) > 0 {
 		if eff, err := json.Marshal(out.res.Effects); err == nil {
 			rec.Effects = eff
@@ -298,6 +347,23 @@ func (l *loop) tick(ctx context.Context, w *wakeState) tickOutcome {
 	}
 	s.record(bg, rec)
 	return out
+}
+
+// cost is what a model call spent against the budget: the usage the
+// provider reported, else an estimate of the request and the answer (a
+// call cancelled or failed after it was sent may still be billed).
+func (s *Scheduler) cost(req planner.Request, resp planner.Response, err error) int64 {
+	if n := resp.Usage.PromptTokens + resp.Usage.CompletionTokens; n > 0 {
+		return int64(n)
+	}
+	if s.deps.Budget == nil || (err != nil && resp.Content == "" && errors.Is(err, planner.ErrPermanent)) {
+		return 0
+	}
+	n := s.estimate(resp.Content)
+	for _, m := range req.Messages {
+		n += s.estimate(m.Content)
+	}
+	return int64(n)
 }
 
 // complete calls the model under the concurrency limit. A message arriving
@@ -468,7 +534,16 @@ func (s *Scheduler) input(ctx context.Context, id string, w *wakeState, now time
 		}
 	}
 	incoming := append(append([]state.Message(nil), carry...), offered...)
+	var attn, notice string
+	if s.cfg.Attention != nil && ch.Group {
+		attn = string(s.cfg.Attention.For(id).Mode)
+		if s.budgetLevel(ctx, id, now) >= budget.Fallback {
+			notice = "Today's token budget is nearly used up: until the day rolls over you are woken only when addressed."
+		}
+	}
 	return planner.Input{
+		Attention:    attn,
+		Notice:       notice,
 		Platform:     platform,
 		BotName:      s.cfg.BotName,
 		Language:     s.cfg.Language,

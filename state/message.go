@@ -12,15 +12,19 @@ type Message struct {
 	ID        int64  `json:"id,omitempty"`
 	ChannelID string `json:"channelId"`
 	// PlatformID is the platform's message id, the deduplication key.
-	PlatformID string    `json:"platformId,omitempty"`
-	SenderID   string    `json:"senderId,omitempty"`
-	SenderName string    `json:"sender"`
-	Self       bool      `json:"self,omitempty"`
-	Content    string    `json:"content"`
-	ReplyTo    string    `json:"replyTo,omitempty"`
-	Mentioned  bool      `json:"mentioned,omitempty"`
-	Time       time.Time `json:"time"`
-	Read       bool      `json:"read,omitempty"`
+	PlatformID string `json:"platformId,omitempty"`
+	SenderID   string `json:"senderId,omitempty"`
+	SenderName string `json:"sender"`
+	Self       bool   `json:"self,omitempty"`
+	Content    string `json:"content"`
+	ReplyTo    string `json:"replyTo,omitempty"`
+	Mentioned  bool   `json:"mentioned,omitempty"`
+	// ReplyToSelf says the message replies to one of the bot's own.
+	ReplyToSelf bool `json:"replyToSelf,omitempty"`
+	// FromBot says the sender is a bot (Telegram's is_bot, Satori's user.is_bot).
+	FromBot bool      `json:"fromBot,omitempty"`
+	Time    time.Time `json:"time"`
+	Read    bool      `json:"read,omitempty"`
 }
 
 // MaxContentBytes bounds a stored message; longer incoming text is cut by

@@ -32,13 +32,14 @@ func (a *Adapter) convert(ev *wireEvent, now time.Time) (state.Channel, state.Me
 	sender := displayName(ev.member(), user)
 
 	var raw string
-	var quoteID, msgID string
+	var quoteID, quoteUser, msgID string
 	var ts int64
 	if m := ev.Message; m != nil {
 		raw = m.content()
 		msgID = m.id()
 		if m.Quote != nil {
 			quoteID = m.Quote.id()
+			quoteUser = m.Quote.User.id()
 		}
 		switch {
 		case m.CreatedAt.Set:
@@ -79,15 +80,17 @@ func (a *Adapter) convert(ev *wireEvent, now time.Time) (state.Channel, state.Me
 		ch.Members = []string{sender}
 	}
 	msg := state.Message{
-		ChannelID:  ch.ID,
-		PlatformID: msgID,
-		SenderID:   senderID,
-		SenderName: sender,
-		Self:       self,
-		Content:    truncate(content.Text, state.MaxContentBytes),
-		ReplyTo:    quoteID,
-		Mentioned:  !self && content.Mentions(l.SelfID),
-		Time:       msgTime(ts, now),
+		ChannelID:   ch.ID,
+		PlatformID:  msgID,
+		SenderID:    senderID,
+		SenderName:  sender,
+		Self:        self,
+		Content:     truncate(content.Text, state.MaxContentBytes),
+		ReplyTo:     quoteID,
+		Mentioned:   !self && content.Mentions(l.SelfID),
+		ReplyToSelf: !self && quoteUser != "" && quoteUser == l.SelfID,
+		FromBot:     !self && user != nil && user.IsBot,
+		Time:        msgTime(ts, now),
 	}
 	return ch, msg, nil
 }

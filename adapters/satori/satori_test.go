@@ -203,7 +203,14 @@ func TestReceiveAndReply(t *testing.T) {
 				ID: "m2", ChannelID: "private:u2", Direct: true, UserID: "u2", UserName: "Bob",
 				Content: `<quote id="m0"/>thanks`,
 			})
-			got := in.wait(t, 2)
+			srv.PushMessage(satoritest.Message{
+				ID: "m3", ChannelID: "-100123", GuildID: "-100123", UserID: "u3", UserName: "Echo", UserIsBot: true,
+				Content: "pong", QuoteID: "b1", QuoteUserID: "bot",
+			})
+			got := in.wait(t, 3)
+			if e := got[2].msg; !e.FromBot || !e.ReplyToSelf || got[0].msg.FromBot || got[0].msg.ReplyToSelf || got[1].msg.ReplyToSelf {
+				t.Errorf("reply of another bot to ours: FromBot = %v, ReplyToSelf = %v; first two %+v %+v", e.FromBot, e.ReplyToSelf, got[0].msg, got[1].msg)
+			}
 
 			g := got[0]
 			wantCh := state.Channel{ID: "-100123", Platform: "satori", NativeID: "-100123", Group: true, Title: "Tea room", Members: []string{"Ali (admin)"}}

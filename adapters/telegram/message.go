@@ -75,6 +75,7 @@ func (a *Adapter) convert(m *telego.Message) (state.Channel, state.Message, bool
 		msg.SenderID = strconv.FormatInt(m.From.ID, 10)
 		msg.SenderName = userName(m.From)
 		msg.Self = m.From.ID == botID
+		msg.FromBot = m.From.IsBot && !msg.Self
 	case m.SenderChat != nil:
 		// Anonymous group admins and channels posting into a group.
 		msg.SenderID = strconv.FormatInt(m.SenderChat.ID, 10)
@@ -82,6 +83,7 @@ func (a *Adapter) convert(m *telego.Message) (state.Channel, state.Message, bool
 	}
 	if r := m.ReplyToMessage; r != nil {
 		msg.ReplyTo = strconv.Itoa(r.MessageID)
+		msg.ReplyToSelf = !msg.Self && r.From != nil && botID != 0 && r.From.ID == botID
 	}
 	msg.Mentioned = !msg.Self && addressed(m, botID, botName)
 

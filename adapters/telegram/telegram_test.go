@@ -101,28 +101,37 @@ func TestMentionDetection(t *testing.T) {
 		name string
 		in   telegramtest.Incoming
 		want bool
+		// reply: a reply to the bot's own message; fromBot: sent by another bot.
+		reply, fromBot bool
 	}{
-		{"plain text", telegramtest.Incoming{Text: "nice weather"}, false},
-		{"username entity", telegramtest.Incoming{Text: "hey @airi_test_bot how are you"}, true},
-		{"username other case", telegramtest.Incoming{Text: "@Airi_Test_Bot!"}, true},
-		{"other user", telegramtest.Incoming{Text: "@airi_test_bot_fan look"}, false},
-		{"reply to the bot", telegramtest.Incoming{Text: "thanks", ReplyTo: botMsgID}, true},
-		{"reply to a person", telegramtest.Incoming{Text: "right", ReplyTo: 1}, false},
-		{"bare command", telegramtest.Incoming{Text: "/help"}, true},
-		{"command for us", telegramtest.Incoming{Text: "/help@airi_test_bot"}, true},
-		{"command for another bot", telegramtest.Incoming{Text: "/help@other_bot"}, false},
-		{"caption mention", telegramtest.Incoming{Media: "photo", Caption: "look @airi_test_bot"}, true},
+		{"plain text", telegramtest.Incoming{Text: "nice weather"}, false, false, false},
+		{"username entity", telegramtest.Incoming{Text: "hey @airi_test_bot how are you"}, true, false, false},
+		{"username other case", telegramtest.Incoming{Text: "@Airi_Test_Bot!"}, true, false, false},
+		{"other user", telegramtest.Incoming{Text: "@airi_test_bot_fan look"}, false, false, false},
+		{"reply to the bot", telegramtest.Incoming{Text: "thanks", ReplyTo: botMsgID}, true, true, false},
+		{"another bot", telegramtest.Incoming{From: telegramtest.User{ID: 909, IsBot: true, FirstName: "Echo", Username: "echo_bot"}, Text: "@airi_test_bot ping"}, true, false, true},
+		{"reply to a person", telegramtest.Incoming{Text: "right", ReplyTo: 1}, false, false, false},
+		{"bare command", telegramtest.Incoming{Text: "/help"}, true, false, false},
+		{"command for us", telegramtest.Incoming{Text: "/help@airi_test_bot"}, true, false, false},
+		{"command for another bot", telegramtest.Incoming{Text: "/help@other_bot"}, false, false, false},
+		{"caption mention", telegramtest.Incoming{Media: "photo", Caption: "look @airi_test_bot"}, true, false, false},
 		{"text mention", telegramtest.Incoming{Text: "Airi, hi", Entities: []telegramtest.Entity{
-			{Type: "text_mention", Offset: 0, Length: 4, User: &telegramtest.User{ID: srv.Bot().ID, IsBot: true, FirstName: "Airi"}}}}, true},
-		{"mention after emoji", telegramtest.Incoming{Text: "🙂 @airi_test_bot"}, true},
+			{Type: "text_mention", Offset: 0, Length: 4, User: &telegramtest.User{ID: srv.Bot().ID, IsBot: true, FirstName: "Airi"}}}}, true, false, false},
+		{"mention after emoji", telegramtest.Incoming{Text: "🙂 @airi_test_bot"}, true, false, false},
 	}
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			tt.in.Chat, tt.in.From = grp, bob
+			tt.in.Chat = grp
+			if tt.in.From.ID == 0 {
+				tt.in.From = bob
+			}
 			srv.Post(tt.in)
 			msgs := inbox.wait(t, i+2)
 			if got := msgs[i+1].Mentioned; got != tt.want {
 				t.Fatalf("Mentioned = %v, want %v (content %q)", got, tt.want, msgs[i+1].Content)
+			}
+			if m := msgs[i+1]; m.ReplyToSelf != tt.reply || m.FromBot != tt.fromBot {
+				t.Fatalf("ReplyToSelf = %v, FromBot = %v; want %v, %v", m.ReplyToSelf, m.FromBot, tt.reply, tt.fromBot)
 			}
 		})
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"go.uber.org/zap"
 
+	"github.com/airi-go/airi/scheduler/budget"
 	"github.com/airi-go/airi/state"
 )
 
@@ -29,6 +30,8 @@ type metrics struct {
 	modelErrors  prometheus.Counter
 	modelLatency prometheus.Histogram
 	tokens       *prometheus.CounterVec
+	wakes        *prometheus.CounterVec
+	skipped      *prometheus.CounterVec
 }
 
 func newMetrics(unread func() float64) *metrics {
@@ -41,10 +44,44 @@ func newMetrics(unread func() float64) *metrics {
 		modelLatency: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "airi_model_latency_seconds", Help: "Model call latency.",
 			Buckets: prometheus.ExponentialBuckets(0.1, 2, 10)}),
 		tokens: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "airi_tokens_total", Help: "Tokens, by kind (prompt, completion, cached)."}, []string{"kind"}),
+		wakes: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "airi_wakes_total",
+			Help: "Wakes of a channel that ran, by reason (direct, addressed:mention, ambient, periodic, ...)."}, []string{"reason"}),
+		skipped: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "airi_wakes_skipped_total",
+			Help: "Messages that woke nothing and wakes or calls refused, by reason (unaddressed, cooldown, budget, sender-rate, bot)."}, []string{"reason"}),
 	}
-	m.reg.MustRegister(m.ticks, m.actions, m.parseFails, m.modelErrors, m.modelLatency, m.tokens,
+	m.reg.MustRegister(m.ticks, m.actions, m.parseFails, m.modelErrors, m.modelLatency, m.tokens, m.wakes, m.skipped,
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "airi_unread_messages", Help: "Unread messages in every channel."}, unread))
 	return m
+}
+
+// budgetCollector reports each token budget's use today and its limit.
+type budgetCollector struct {
+	tracker  *budget.Tracker
+	channels func() []string
+	now      func() time.Time
+	used     *prometheus.Desc
+	limit    *prometheus.Desc
+}
+
+func newBudgetCollector(t *budget.Tracker, channels func() []string, now func() time.Time) *budgetCollector {
+	return &budgetCollector{tracker: t, channels: channels, now: now,
+		used:  prometheus.NewDesc("airi_budget_used_tokens", "Tokens used today of a budget, by scope (all, or a channel id).", []string{"scope"}, nil),
+		limit: prometheus.NewDesc("airi_budget_limit_tokens", "Daily token budget, by scope (all, or a channel id).", []string{"scope"}, nil),
+	}
+}
+
+// Describe implements prometheus.Collector.
+func (c *budgetCollector) Describe(ch chan<- *prometheus.Desc) { ch <- c.used; ch <- c.limit }
+
+// Collect implements prometheus.Collector.
+func (c *budgetCollector) Collect(ch chan<- prometheus.Metric) {
+	for scope, v := range c.tracker.Use(context.Background(), c.now(), c.channels()) {
+		if scope == budget.Global {
+			scope = "all"
+		}
+		ch <- prometheus.MustNewConstMetric(c.used, prometheus.GaugeValue, float64(v[0]), scope)
+		ch <- prometheus.MustNewConstMetric(c.limit, prometheus.GaugeValue, float64(v[1]), scope)
+	}
 }
 
 // observe counts one recorded tick.

@@ -13,6 +13,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/airi-go/airi/scheduler"
+	"github.com/airi-go/airi/scheduler/attention"
 )
 
 // config is every setting in the README's configuration table. Defaults,
@@ -53,6 +54,15 @@ type config struct {
 
 	AllowChannels []string
 
+	// Attention is the attention policy of group channels: the settings
+	// of every channel and the overrides under channels: in the file.
+	Attention attention.Policy
+	// BudgetDay and ChannelBudgetDay are the daily token budgets (0: none);
+	// ChannelBudgets override ChannelBudgetDay per channel.
+	BudgetDay, ChannelBudgetDay int64
+	ChannelBudgets              map[string]int64
+	BudgetTZ                    *time.Location
+
 	SatoriWSURL, SatoriAPIBaseURL, SatoriToken string
 	TelegramToken, TelegramAPIBaseURL          string
 
@@ -77,12 +87,23 @@ var settingNames = []string{
 	"AIRI_MAX_SEND_CHARS", "AIRI_MAX_SEND_PARTS",
 	"SATORI_WS_URL", "SATORI_API_BASE_URL", "SATORI_TOKEN", "TELEGRAM_BOT_TOKEN", "TELEGRAM_API_BASE_URL",
 	"AIRI_ADMIN_ADDR", "AIRI_ADMIN_TOKEN", "LOG_LEVEL", "LOG_FORMAT",
+	"AIRI_GROUP_MODE", "AIRI_ALIASES", "AIRI_AMBIENT_EVERY", "AIRI_AMBIENT_MIN_GAP", "AIRI_GROUP_COOLDOWN",
+	"AIRI_SENDER_RATE", "AIRI_IGNORE_BOTS", "AIRI_BOT_REPLIES", "AIRI_BUDGET_TOKENS_DAY",
+	"AIRI_CHANNEL_BUDGET_TOKENS_DAY", "AIRI_BUDGET_TZ",
+}
+
+// channelSettingNames are the settings a channel may override under
+// channels: in the YAML file.
+var channelSettingNames = []string{
+	"AIRI_GROUP_MODE", "AIRI_ALIASES", "AIRI_AMBIENT_EVERY", "AIRI_AMBIENT_MIN_GAP", "AIRI_GROUP_COOLDOWN",
+	"AIRI_SENDER_RATE", "AIRI_IGNORE_BOTS", "AIRI_BOT_REPLIES", "AIRI_CHANNEL_BUDGET_TOKENS_DAY",
 }
 
 // loadConfig reads the optional YAML file and the environment. Every
 // problem found is reported, one per line.
 func loadConfig(file string, getenv func(string) string) (config, error) {
 	values := map[string]string{}
+	channels := map[string]map[string]string{}
 	if file != "" {
 		raw, err := os.ReadFile(file)
 		if err != nil {
@@ -98,6 +119,12 @@ func loadConfig(file string, getenv func(string) string) (config, error) {
 		}
 		var errs []error
 		for k, v := range doc {
+			if k == "channels" {
+				if err := readChannels(v, channels); err != nil {
+					errs = append(errs, fmt.Errorf("config file %s: %w", file, err))
+				}
+				continue
+			}
 			if !known[k] {
 				errs = append(errs, fmt.Errorf("config file %s: unknown key %q", file, k))
 				continue
@@ -124,7 +151,161 @@ func loadConfig(file string, getenv func(string) string) (config, error) {
 			values[n] = v
 		}
 	}
-	return parseConfig(values)
+	c, err := parseConfig(values)
+	if err != nil {
+		return c, err
+	}
+	return c, c.applyChannels(channels)
+}
+
+// readChannels reads the channels: block of the file: channel ids, each
+// with settings named as the variables in lower case.
+func readChannels(v any, out map[string]map[string]string) error {
+	doc, ok := v.(map[string]any)
+	if !ok {
+		return errors.New("channels: want a map of channel ids to settings")
+	}
+	known := map[string]bool{}
+	for _, n := range channelSettingNames {
+		known[strings.ToLower(n)] = true
+	}
+	var errs []error
+	for id, x := range doc {
+		set, ok := x.(map[string]any)
+		if !ok {
+			errs = append(errs, fmt.Errorf("channels: %q: want a map of settings", id))
+			continue
+		}
+		vals := map[string]string{}
+		for k, v := range set {
+			if !known[k] {
+				errs = append(errs, fmt.Errorf("channels: %q: unknown or not per-channel key %q (per channel: %s)", id, k,
+					strings.ToLower(strings.Join(channelSettingNames, ", "))))
+				continue
+			}
+			if l, ok := v.([]any); ok {
+				parts := make([]string, len(l))
+				for i, p := range l {
+					parts[i] = fmt.Sprint(p)
+				}
+				vals[strings.ToUpper(k)] = strings.Join(parts, ",")
+				continue
+			}
+			vals[strings.ToUpper(k)] = fmt.Sprint(v)
+		}
+		out[id] = vals
+	}
+	return errors.Join(errs...)
+}
+
+// applyChannels validates and applies the per-channel overrides.
+func (c *config) applyChannels(channels map[string]map[string]string) error {
+	var errs []error
+	for id, vals := range channels {
+		set, budget, cerrs := parseAttention(vals, c.Attention.Default, c.ChannelBudgetDay)
+		for _, err := range cerrs {
+			errs = append(errs, fmt.Errorf("channels: %q: %w", id, err))
+		}
+		if c.Attention.Channels == nil {
+			c.Attention.Channels = map[string]attention.Settings{}
+		}
+		c.Attention.Channels[id] = set
+		if budget != c.ChannelBudgetDay {
+			if c.ChannelBudgets == nil {
+				c.ChannelBudgets = map[string]int64{}
+			}
+			c.ChannelBudgets[id] = budget
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// parseAttention reads the attention settings and the channel budget of
+// v over base.
+func parseAttention(v map[string]string, base attention.Settings, budget int64) (attention.Settings, int64, []error) {
+	set := base
+	var errs []error
+	bad := func(name, val, want string) {
+		errs = append(errs, fmt.Errorf("%s=%q: %s", name, val, want))
+	}
+	if x, ok := v["AIRI_GROUP_MODE"]; ok {
+		set.Mode = attention.Mode(strings.ToLower(strings.TrimSpace(x)))
+		if set.Mode.Validate() != nil {
+			bad("AIRI_GROUP_MODE", x, "want ambient, addressed or all")
+		}
+	}
+	if x, ok := v["AIRI_ALIASES"]; ok {
+		set.Aliases = attention.NormalizeWords(strings.Split(x, ","))
+	}
+	if x, ok := v["AIRI_AMBIENT_EVERY"]; ok {
+		n, err := strconv.Atoi(strings.TrimSpace(x))
+		if err != nil || n < 1 {
+			bad("AIRI_AMBIENT_EVERY", x, "want a whole number of at least 1")
+		} else {
+			set.AmbientEvery = n
+		}
+	}
+	for _, d := range []struct {
+		name string
+		dst  *time.Duration
+	}{{"AIRI_AMBIENT_MIN_GAP", &set.AmbientMinGap}, {"AIRI_GROUP_COOLDOWN", &set.Cooldown}} {
+		x, ok := v[d.name]
+		if !ok {
+			continue
+		}
+		dur, err := time.ParseDuration(strings.TrimSpace(x))
+		if err != nil || dur < 0 {
+			bad(d.name, x, "want a Go duration such as 0s, 30s or 10m")
+			continue
+		}
+		*d.dst = dur
+	}
+	if x, ok := v["AIRI_SENDER_RATE"]; ok {
+		r, err := attention.ParseRate(x)
+		if err != nil {
+			bad("AIRI_SENDER_RATE", x, "want messages/period such as 20/1m, or off")
+		} else {
+			set.SenderRate = r
+		}
+	}
+	if x, ok := v["AIRI_IGNORE_BOTS"]; ok {
+		b, err := strconv.ParseBool(strings.TrimSpace(x))
+		if err != nil {
+			bad("AIRI_IGNORE_BOTS", x, "want true or false")
+		} else {
+			set.IgnoreBots = b
+		}
+	}
+	if x, ok := v["AIRI_BOT_REPLIES"]; ok {
+		n, err := strconv.Atoi(strings.TrimSpace(x))
+		if err != nil || n < 0 {
+			bad("AIRI_BOT_REPLIES", x, "want a whole number of at least 0")
+		} else {
+			set.BotReplies = n
+		}
+	}
+	if x, ok := v["AIRI_CHANNEL_BUDGET_TOKENS_DAY"]; ok {
+		n, err := parseTokens(x)
+		if err != nil {
+			bad("AIRI_CHANNEL_BUDGET_TOKENS_DAY", x, err.Error())
+		} else {
+			budget = n
+		}
+	}
+	return set, budget, errs
+}
+
+// parseTokens reads a token count: a whole number, "none" or "0" for no budget.
+func parseTokens(s string) (int64, error) {
+	s = strings.TrimSpace(s)
+	if s == "" || strings.EqualFold(s, "none") {
+		return 0, nil
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n < 0 {
+		return 0, errors.New("want a whole number of tokens, or none")
+	}
+	return n, nil
 }
 
 func lookup(getenv func(string) string, name string) (string, bool) {
@@ -138,7 +319,7 @@ func parseConfig(v map[string]string) (config, error) {
 		DBPath: "./data/airi.db", History: 20, Debounce: 800 * time.Millisecond, TickInterval: 60 * time.Second,
 		MaxIterations: 5, ContinueDelay: time.Second, SleepMax: 10 * time.Minute, Concurrency: 8,
 		Interrupt: "cancel", PromptMaxTokens: 8000, MaxSendChars: 4000, MaxSendParts: 3, TelegramAPIBaseURL: "https://api.telegram.org", AdminAddr: "127.0.0.1:7070",
-		LogLevel: "info", LeaseTTL: 15 * time.Second,
+		LogLevel: "info", LeaseTTL: 15 * time.Second, Attention: attention.Policy{Default: attention.Defaults()}, BudgetTZ: time.UTC,
 	}
 	var errs []error
 	bad := func(name, val, want string) {
@@ -250,6 +431,24 @@ func parseConfig(v map[string]string) (config, error) {
 			if id = strings.TrimSpace(id); id != "" {
 				c.AllowChannels = append(c.AllowChannels, id)
 			}
+		}
+	}
+	set, chBudget, aerrs := parseAttention(v, c.Attention.Default, 0)
+	c.Attention.Default, c.ChannelBudgetDay = set, chBudget
+	errs = append(errs, aerrs...)
+	if x, ok := v["AIRI_BUDGET_TOKENS_DAY"]; ok {
+		n, err := parseTokens(x)
+		if err != nil {
+			bad("AIRI_BUDGET_TOKENS_DAY", x, err.Error())
+		}
+		c.BudgetDay = n
+	}
+	if x, ok := v["AIRI_BUDGET_TZ"]; ok {
+		loc, err := time.LoadLocation(strings.TrimSpace(x))
+		if err != nil {
+			bad("AIRI_BUDGET_TZ", x, "want a time zone name such as UTC or Europe/Berlin")
+		} else {
+			c.BudgetTZ = loc
 		}
 	}
 	str("SATORI_WS_URL", &c.SatoriWSURL)

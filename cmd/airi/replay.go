@@ -134,6 +134,9 @@ func (a *app) replayFile(ctx context.Context, file string, open replay.Opener, p
 		} else {
 			fmt.Fprintf(a.stdout, "ok   %s: %d ticks match\n", name, rep.Recorded)
 		}
+		if w := wakeReasons(s); w != "" {
+			fmt.Fprintf(a.stdout, "     wakes by reason: %s (attention %s)\n", w, s.Header.AttentionMode())
+		}
 		if len(rep.Prompts) > 0 {
 			changed++
 			a.printPromptChanges(name, rep.Prompts)
@@ -150,6 +153,29 @@ func (a *app) replayFile(ctx context.Context, file string, open replay.Opener, p
 		return 0, 0
 	}
 	return failed, changed
+}
+
+// wakeReasons counts a session's wakes by the reason they started:
+// "addressed:mention 3, message 1".
+func wakeReasons(s *replay.Session) string {
+	var order []string
+	n := map[string]int{}
+	last := int64(-1)
+	for _, t := range s.Ticks() {
+		if t.Wake == last {
+			continue
+		}
+		last = t.Wake
+		if n[t.Trigger] == 0 {
+			order = append(order, t.Trigger)
+		}
+		n[t.Trigger]++
+	}
+	parts := make([]string, len(order))
+	for i, r := range order {
+		parts[i] = fmt.Sprintf("%s %d", r, n[r])
+	}
+	return strings.Join(parts, ", ")
 }
 
 // writeSessions replaces a session file, atomically.

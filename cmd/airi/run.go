@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"sync"
+	"time"
 
 	"go.uber.org/zap"
 
@@ -14,6 +15,24 @@ import (
 	"github.com/airi-go/airi/adapters/telegram"
 	"github.com/airi-go/airi/state"
 )
+
+// registerBudget adds the budgets' use to the metrics, when a budget is set.
+func (rt *bot) registerBudget(m *metrics, now func() time.Time) {
+	if rt.budget == nil {
+		return
+	}
+	m.reg.MustRegister(newBudgetCollector(rt.budget, func() []string {
+		chans, err := rt.store.Channels(context.Background())
+		if err != nil {
+			return nil
+		}
+		ids := make([]string, len(chans))
+		for i, c := range chans {
+			ids[i] = c.ID
+		}
+		return ids
+	}, now))
+}
 
 // runnable is an adapter the bot runs: it receives into an inbox and sends.
 type runnable struct {
@@ -104,6 +123,16 @@ func (a *app) cmdRun(ctx context.Context, args []string) int {
 			}
 		},
 		OnFatal: func(err error) { log.Error("the model refuses every call; fix its settings", zap.Error(err)) },
+		OnWake: func(_, reason string) {
+			if m != nil {
+				m.wakes.WithLabelValues(reason).Inc()
+			}
+		},
+		OnSkip: func(_, reason string) {
+			if m != nil {
+				m.skipped.WithLabelValues(reason).Inc()
+			}
+		},
 	})
 	if err != nil {
 		fmt.Fprintln(a.stderr, "airi run:", err)
@@ -121,6 +150,7 @@ func (a *app) cmdRun(ctx context.Context, args []string) int {
 		}
 		return float64(n)
 	})
+	rt.registerBudget(m, time.Now)
 	adapters, err := buildAdapters(cfg, rt.store, log)
 	if err != nil {
 		fmt.Fprintln(a.stderr, "airi run:", err)

@@ -36,7 +36,8 @@ func TestRunTwoAdapters(t *testing.T) {
 	waitUntil(t, "the bot identifies to Satori", bot, func() bool { return len(sat.Identifies()) > 0 })
 	ann := telegramtest.User{ID: 501, FirstName: "Ann"}
 	tg.Post(telegramtest.Incoming{Chat: telegramtest.PrivateChat(ann), From: ann, Text: "hi tok-1"})
-	sat.PushMessage(satoritest.Message{ChannelID: "g1", GuildID: "guild1", UserID: "u1", UserName: "bob", Content: "hey tok-2"})
+	// A group message wakes the bot when it addresses it.
+	sat.PushMessage(satoritest.Message{ChannelID: "g1", GuildID: "guild1", UserID: "u1", UserName: "bob", Content: `<at id="10001"/> hey tok-2`})
 	waitUntil(t, "both platforms are answered", bot, func() bool { return allAcked(ackCounts(sent()), 2) })
 	bot.stop(t)
 

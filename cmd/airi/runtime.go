@@ -12,8 +12,11 @@ import (
 	"github.com/airi-go/airi/actions"
 	"github.com/airi-go/airi/planner"
 	"github.com/airi-go/airi/planner/parse"
+	"github.com/airi-go/airi/planner/tokens"
 	"github.com/airi-go/airi/prompts"
 	"github.com/airi-go/airi/scheduler"
+	"github.com/airi-go/airi/scheduler/attention"
+	"github.com/airi-go/airi/scheduler/budget"
 	"github.com/airi-go/airi/state"
 )
 
@@ -144,6 +147,8 @@ type bot struct {
 	botName string
 	// lock is held while the runtime writes a database it opened itself.
 	lock *dbLock
+	// budget is nil when no token budget is set.
+	budget *budget.Tracker
 }
 
 // runtimeOptions are the parts that differ between chat, run, demo and replay.
@@ -166,6 +171,8 @@ type runtimeOptions struct {
 	// ServedOnly limits the bot to channels of the router's adapters:
 	// chats of other platforms in the database are left alone.
 	ServedOnly bool
+	// OnWake and OnSkip, when set, see the reason of every wake and skip.
+	OnWake, OnSkip func(channelID, reason string)
 }
 
 func openRuntime(ctx context.Context, cfg config, log *zap.Logger, opt runtimeOptions) (_ *bot, err error) {
@@ -225,6 +232,21 @@ func openRuntime(ctx context.Context, cfg config, log *zap.Logger, opt runtimeOp
 		return nil, fmt.Errorf("register actions: %w", err)
 	}
 	rt.builder = planner.NewBuilder(rt.prompts, rt.reg, planner.BuilderOptions{HistoryLimit: cfg.History, MaxTokens: cfg.PromptMaxTokens})
+	policy := attentionPolicy(cfg.Attention, rt.botName)
+	var (
+		bud   scheduler.Budget
+		count func(string) int
+	)
+	bcfg := budget.Config{Daily: cfg.BudgetDay, ChannelDaily: cfg.ChannelBudgetDay, Channels: cfg.ChannelBudgets, Location: cfg.BudgetTZ}
+	if bcfg.Enabled() {
+		bs, ok := rt.store.(budget.Store)
+		if !ok {
+			return nil, fmt.Errorf("token budgets: the %T store does not keep token use; unset AIRI_BUDGET_TOKENS_DAY and AIRI_CHANNEL_BUDGET_TOKENS_DAY or use SQLite", rt.store)
+		}
+		rt.budget = budget.New(bcfg, bs, log, nil)
+		bud = rt.budget
+		count = tokens.New().Count
+	}
 	rt.sched, err = scheduler.New(scheduler.Config{
 		Debounce:      orNone(cfg.Debounce),
 		TickInterval:  cfg.TickInterval,
@@ -239,6 +261,7 @@ func openRuntime(ctx context.Context, cfg config, log *zap.Logger, opt runtimeOp
 		Allowed:       allowed,
 		Now:           opt.Now,
 		Turn:          cfg.Turn,
+		Attention:     policy,
 	}, scheduler.Deps{
 		Store:      rt.store,
 		Prompter:   rt.builder,
@@ -249,12 +272,29 @@ func openRuntime(ctx context.Context, cfg config, log *zap.Logger, opt runtimeOp
 		OnTick:     opt.OnTick,
 		OnFatal:    opt.OnFatal,
 		Leases:     opt.Leases,
+		Budget:     bud,
+		Tokens:     count,
+		OnWake:     opt.OnWake,
+		OnSkip:     opt.OnSkip,
 		Logger:     log,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("start scheduler: %w", err)
 	}
 	return rt, nil
+}
+
+// attentionPolicy is the configured policy with the bot's name, which
+// addresses it in every channel.
+func attentionPolicy(p attention.Policy, botName string) *attention.Policy {
+	names := attention.NormalizeWords([]string{botName})
+	out := &attention.Policy{Default: p.Default, Channels: make(map[string]attention.Settings, len(p.Channels))}
+	out.Default.Names = names
+	for id, s := range p.Channels {
+		s.Names = names
+		out.Channels[id] = s
+	}
+	return out
 }
 
 // orNone maps a configured zero delay to the scheduler's "none".

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/airi-go/airi/prompts"
+	"github.com/airi-go/airi/scheduler/attention"
 	"github.com/airi-go/airi/scheduler/replay"
 	"github.com/airi-go/airi/state"
 )
@@ -83,7 +84,8 @@ func exportSessions(ctx context.Context, store state.Store, cfg config, filter s
 		}
 		bot = src.Current().BotName()
 	}
-	sessions, err := replay.Export(ctx, store, replay.ExportOptions{Filter: filter, Bot: bot, Settings: sessionSettings(cfg), Turn: cfg.Turn})
+	sessions, err := replay.Export(ctx, store, replay.ExportOptions{Filter: filter, Bot: bot, Settings: sessionSettings(cfg), Turn: cfg.Turn,
+		Attention: func(id string) string { return string(cfg.Attention.For(id).Mode) }})
 	if errors.Is(err, state.ErrNotFound) {
 		return 0, nil
 	}
@@ -130,5 +132,10 @@ func replayConfig(cfg config, h *replay.Header) config {
 	cfg.AllowChannels = st.AllowChannels
 	cfg.Turn = h.TurnSemantics()
 	cfg.ContinueDelay = 0
+	// Replay wakes the channel as the recording did; the group mode only
+	// decides what the prompts say. Budgets are not replayed.
+	cfg.Attention = attention.Policy{Default: attention.Defaults()}
+	cfg.Attention.Default.Mode = attention.Mode(h.AttentionMode())
+	cfg.BudgetDay, cfg.ChannelBudgetDay, cfg.ChannelBudgets = 0, 0, nil
 	return cfg
 }

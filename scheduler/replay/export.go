@@ -28,6 +28,9 @@ type ExportOptions struct {
 	// Turn is the turn semantics the ticks ran under; empty means the
 	// scheduler's default.
 	Turn scheduler.Turn
+	// Attention, when set, returns the group mode a channel ran under
+	// (ambient, addressed); "all" or "" leaves the header without it.
+	Attention func(channelID string) string
 }
 
 // Export builds sessions from the ticks and events recorded in a store:
@@ -79,6 +82,11 @@ func build(ch state.Channel, events []state.Message, ticks []state.Tick, opt Exp
 		turn = scheduler.TurnSendEnds
 	}
 	s := &Session{Header: Header{Session: Version, Channel: ch, Bot: opt.Bot, Platform: ch.Platform, Turn: turnField(turn), Settings: opt.Settings}}
+	if opt.Attention != nil {
+		if mode := opt.Attention(ch.ID); mode != AttentionAll {
+			s.Header.Attention = mode
+		}
+	}
 	// Events come in arrival (id) order; a platform's clock can disagree
 	// with arrival by a little, so sort stably by time only for merging.
 	sort.SliceStable(events, func(i, j int) bool { return events[i].Time.Before(events[j].Time) })

@@ -13,7 +13,8 @@
 // title, members); bot is the name the bot went by; platform is the adapter
 // that reached the channel; turn is the turn semantics the session ran
 // under ("send-ends"; absent for sessions recorded under the earlier
-// "continue" semantics); settings are the knobs that change what the
+// "continue" semantics); attention is the group mode ("ambient",
+// "addressed"; absent means "all", every message woke the channel); settings are the knobs that change what the
 // runtime renders or decides (history window, iterations per wake,
 // response language, a configured bot name, interrupts, the longest sleep).
 //
@@ -69,8 +70,23 @@ type Header struct {
 	Platform string        `json:"platform"`
 	// Turn is the turn semantics the session ran under ("send-ends");
 	// absent means "continue", the semantics of sessions recorded before.
-	Turn     string   `json:"turn,omitempty"`
-	Settings Settings `json:"settings"`
+	Turn string `json:"turn,omitempty"`
+	// Attention is the group mode the session ran under ("ambient",
+	// "addressed"); absent means "all": every message woke the channel,
+	// as in sessions recorded before attention policies.
+	Attention string   `json:"attention,omitempty"`
+	Settings  Settings `json:"settings"`
+}
+
+// AttentionAll is the group mode of a session whose header names none.
+const AttentionAll = "all"
+
+// AttentionMode returns the group mode the session ran under.
+func (h *Header) AttentionMode() string {
+	if h.Attention == "" {
+		return AttentionAll
+	}
+	return h.Attention
 }
 
 // TurnSemantics returns the turn semantics the session ran under.
@@ -291,6 +307,11 @@ func Read(r io.Reader) ([]*Session, error) {
 			}
 			if err := cur.Header.TurnSemantics().Validate(); err != nil {
 				return nil, fmt.Errorf("line %d: header: %w", line, err)
+			}
+			switch cur.Header.AttentionMode() {
+			case "ambient", "addressed", AttentionAll:
+			default:
+				return nil, fmt.Errorf("line %d: header: unknown attention %q: want ambient, addressed or all", line, cur.Header.Attention)
 			}
 			if cur.Header.Platform == "" {
 				cur.Header.Platform = cur.Header.Channel.Platform

@@ -118,6 +118,16 @@ END;
 	`
 ALTER TABLE ticks ADD COLUMN sections TEXT;
 `,
+	// 4: tokens spent per budget day and scope (a channel id, or "*" for
+	// all channels), so that a restart keeps the day's count.
+	`
+CREATE TABLE token_usage (
+	day    TEXT NOT NULL,
+	scope  TEXT NOT NULL,
+	tokens INTEGER NOT NULL DEFAULT 0,
+	PRIMARY KEY (day, scope)
+);
+`,
 }
 
 // SchemaVersion is the schema version this build creates and understands.

@@ -71,19 +71,24 @@ type Options struct {
 // Message is an incoming message to push as a message-created event.
 type Message struct {
 	// ID defaults to a generated "m<n>".
-	ID          string    `json:"id,omitempty"`
-	ChannelID   string    `json:"channelId"`
-	ChannelName string    `json:"channelName,omitempty"`
-	Direct      bool      `json:"direct,omitempty"`
-	GuildID     string    `json:"guildId,omitempty"`
-	GuildName   string    `json:"guildName,omitempty"`
-	UserID      string    `json:"userId"`
-	UserName    string    `json:"userName,omitempty"`
-	UserNick    string    `json:"userNick,omitempty"`
-	MemberNick  string    `json:"memberNick,omitempty"`
-	Content     string    `json:"content"`
-	QuoteID     string    `json:"quoteId,omitempty"`
-	Time        time.Time `json:"time,omitempty"`
+	ID          string `json:"id,omitempty"`
+	ChannelID   string `json:"channelId"`
+	ChannelName string `json:"channelName,omitempty"`
+	Direct      bool   `json:"direct,omitempty"`
+	GuildID     string `json:"guildId,omitempty"`
+	GuildName   string `json:"guildName,omitempty"`
+	UserID      string `json:"userId"`
+	UserName    string `json:"userName,omitempty"`
+	UserNick    string `json:"userNick,omitempty"`
+	MemberNick  string `json:"memberNick,omitempty"`
+	Content     string `json:"content"`
+	QuoteID     string `json:"quoteId,omitempty"`
+	// QuoteUserID is the author of the quoted message (the bot's login
+	// user id for a reply to the bot).
+	QuoteUserID string `json:"quoteUserId,omitempty"`
+	// UserIsBot marks the sender as a bot (user.is_bot).
+	UserIsBot bool      `json:"userIsBot,omitempty"`
+	Time      time.Time `json:"time,omitempty"`
 	// Login is the index of the receiving login.
 	Login int `json:"login,omitempty"`
 }
@@ -495,9 +500,16 @@ func (s *Server) pushMessageLocked(m Message) int64 {
 	if m.UserNick != "" {
 		user["nick"] = m.UserNick
 	}
+	if m.UserIsBot {
+		user["is_bot"] = true
+	}
 	msg := map[string]any{"id": m.ID, "content": m.Content, "created_at": m.Time.UnixMilli()}
 	if m.QuoteID != "" {
-		msg["quote"] = map[string]any{"id": m.QuoteID}
+		quote := map[string]any{"id": m.QuoteID}
+		if m.QuoteUserID != "" {
+			quote["user"] = map[string]any{"id": m.QuoteUserID}
+		}
+		msg["quote"] = quote
 	}
 	res := map[string]any{"channel": channel, "user": user, "message": msg}
 	if m.GuildID != "" {
