@@ -118,6 +118,14 @@ END;
 	`
 ALTER TABLE ticks ADD COLUMN sections TEXT;
 `,
+	// 4: platform updates already handled (webhook intake), kept for a while.
+	`
+CREATE TABLE updates (
+	key  TEXT PRIMARY KEY,
+	seen INTEGER NOT NULL
+);
+CREATE INDEX updates_seen ON updates (seen);
+`,
 }
 
 // SchemaVersion is the schema version this build creates and understands.

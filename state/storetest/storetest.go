@@ -49,6 +49,7 @@ func Run(t *testing.T, open func(t *testing.T) state.Store) {
 		{"Ticks", testTicks},
 		{"Events", testEvents},
 		{"Cursor", testCursor},
+		{"Updates", testUpdates},
 		{"CancelledContext", testCancelledContext},
 		{"Seeded", func(t *testing.T, s state.Store) { Seed(t, s).Check(t, s) }},
 	}
