@@ -10,7 +10,6 @@ import (
 	"io"
 	"net/http"
 	"strconv"
-	"time"
 
 	"github.com/mymmrac/telego"
 	ta "github.com/mymmrac/telego/telegoapi"
@@ -47,7 +46,7 @@ func (a *Adapter) runWebhook(ctx context.Context) error {
 		}
 		return err
 	}
-	backoff := time.Duration(0)
+	failures := 0
 	for {
 		err := a.SetWebhook(ctx)
 		if err == nil {
@@ -64,9 +63,10 @@ func (a *Adapter) runWebhook(ctx context.Context) error {
 			// A URL or secret the Bot API refuses will not get better.
 			return fmt.Errorf("telegram: TELEGRAM_WEBHOOK_URL refused: %s", apiErr.Description)
 		}
-		backoff = nextBackoff(backoff, err)
-		a.log.Warn("telegram setWebhook failed; retrying", zap.Error(err), zap.Duration("in", backoff))
-		if a.wait(ctx, backoff) != nil {
+		failures++
+		wait := pollWait(failures, err)
+		a.log.Warn("telegram setWebhook failed; retrying", zap.Error(err), zap.Duration("in", wait))
+		if a.wait(ctx, wait) != nil {
 			return nil
 		}
 	}
