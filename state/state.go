@@ -97,6 +97,16 @@ type Store interface {
 	// SetCursor stores an adapter cursor.
 	SetCursor(ctx context.Context, key, value string) error
 
+	// UpdateSeen reports whether MarkUpdate recorded the platform update
+	// with this key (such as "telegram:<bot id>:<update id>") within
+	// UpdateRetention. Intake that may receive one update more than once
+	// (webhook retries, several replicas) asks before handling it.
+	UpdateSeen(ctx context.Context, key string) (bool, error)
+	// MarkUpdate records that the update with this key was handled (its
+	// messages are stored). Marking it again changes nothing. Records older
+	// than UpdateRetention are dropped.
+	MarkUpdate(ctx context.Context, key string) error
+
 	// Close releases the store.
 	Close() error
 }

@@ -6,6 +6,7 @@ package satori
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -108,13 +109,13 @@ func DeriveAPIBaseURL(wsURL string) (string, error) {
 // Login is one bot account the server offers.
 type Login struct {
 	// Platform is the chat platform (qq, telegram, discord, ...).
-	Platform string
+	Platform string `json:"platform"`
 	// SelfID is the bot's user id on that platform.
-	SelfID string
+	SelfID string `json:"self_id"`
 	// Name is the bot's display name, when the server tells it.
-	Name string
+	Name string `json:"name,omitempty"`
 	// Status is the Satori login status (1 = online).
-	Status int
+	Status int `json:"status,omitempty"`
 }
 
 type login = Login
@@ -146,6 +147,8 @@ type Adapter struct {
 	// qualify is set when the server offers several logins: channel ids
 	// are then platform:id.
 	qualify bool
+	// loginsDirty is set when logins changed since they were last stored.
+	loginsDirty bool
 	// seq is the last sequence number processed.
 	seq    int64
 	hasSeq bool
@@ -211,6 +214,7 @@ func (a *Adapter) setLogins(ls []login) {
 	defer a.mu.Unlock()
 	a.logins = ls
 	a.qualify = a.cfg.Qualify || len(ls) > 1
+	a.loginsDirty = true
 }
 
 // addLogin records a login seen on an event but not in READY.
@@ -223,7 +227,71 @@ func (a *Adapter) addLogin(l login) login {
 		}
 	}
 	a.logins = append(a.logins, l)
+	a.loginsDirty = true
 	return l
+}
+
+// loginsKey is the cursor under which the logins are stored.
+func (a *Adapter) loginsKey() string { return a.key + ":logins" }
+
+// saveLogins stores the logins when they changed, so that processes that
+// do not hold the event stream (other replicas of the bot) can send
+// through the HTTP API, which needs a login on every request.
+func (a *Adapter) saveLogins(ctx context.Context) {
+	a.mu.Lock()
+	if !a.loginsDirty || a.cursors == nil {
+		a.mu.Unlock()
+		return
+	}
+	raw, err := json.Marshal(a.logins)
+	a.loginsDirty = false
+	a.mu.Unlock()
+	if err == nil {
+		err = a.cursors.SetCursor(ctx, a.loginsKey(), string(raw))
+	}
+	if err != nil {
+		a.mu.Lock()
+		a.loginsDirty = true
+		a.mu.Unlock()
+		if ctx.Err() == nil {
+			a.log.Warn("store the logins for other replicas", zap.Error(err))
+		}
+	}
+}
+
+// loadLogins reads the logins another process stored, for sending
+// without the event stream. It does nothing once this adapter is
+// connected: its own READY is then the truth.
+func (a *Adapter) loadLogins(ctx context.Context) error {
+	select {
+	case <-a.ready:
+		return nil
+	default:
+	}
+	if a.cursors == nil {
+		return nil
+	}
+	raw, err := a.cursors.Cursor(ctx, a.loginsKey())
+	if err != nil {
+		return fmt.Errorf("load the stored logins: %w", err)
+	}
+	if raw == "" {
+		return nil
+	}
+	var ls []login
+	if err := json.Unmarshal([]byte(raw), &ls); err != nil {
+		return fmt.Errorf("load the stored logins: %w", err)
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	select {
+	case <-a.ready: // connected meanwhile
+		return nil
+	default:
+	}
+	a.logins = ls
+	a.qualify = a.cfg.Qualify || len(ls) > 1
+	return nil
 }
 
 // channelID is the id the model sees for a Satori channel of a login.

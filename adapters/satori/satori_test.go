@@ -656,3 +656,41 @@ func TestElementTreeAndOtherEvents(t *testing.T) {
 	}
 	cur.wait(t, a.CursorKey(), "2")
 }
+
+// TestSendWithoutTheConnection sends from an adapter that never connects,
+// as a replica that does not hold the event stream does: it uses the
+// logins the connected adapter stored, and before any were stored it is
+// not ready.
+func TestSendWithoutTheConnection(t *testing.T) {
+	srv := satoritest.NewServer(satoritest.Options{Logins: []satoritest.Login{
+		{Platform: "qq", UserID: "10001", Name: "QBot"},
+		{Platform: "discord", UserID: "d-bot", Name: "DBot"},
+	}})
+	defer srv.Close()
+	shared := &cursors{}
+	other, err := satori.New(testConfig(srv), shared, zaptest.NewLogger(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if _, err := other.Send(ctx, state.Outgoing{ChannelID: "discord:555", Content: "x"}); !errors.Is(err, satori.ErrNotReady) {
+		t.Fatalf("before any login was stored: err = %v, want ErrNotReady", err)
+	}
+	start(t, testConfig(srv), shared, newInbox())
+	for _, tc := range []struct{ id, platform, user, channel string }{
+		{"discord:555", "discord", "d-bot", "555"},
+		{"qq:private:42", "qq", "10001", "private:42"},
+	} {
+		if _, err := other.Send(ctx, state.Outgoing{ChannelID: tc.id, Content: "from another replica"}); err != nil {
+			t.Fatalf("send %s: %v", tc.id, err)
+		}
+		s := srv.Sent()
+		last := s[len(s)-1]
+		if last.Platform != tc.platform || last.UserID != tc.user || last.ChannelID != tc.channel {
+			t.Errorf("send %s went out as %+v", tc.id, last)
+		}
+	}
+	if n := srv.Connections(); n != 1 {
+		t.Errorf("%d connections to the event stream, want the one of the connected adapter", n)
+	}
+}

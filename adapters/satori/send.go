@@ -43,7 +43,13 @@ const maxErrorBody = 300
 // is retried with backoff; one that may have (a timeout or a reset after
 // the request went out) wraps state.ErrOutcomeUnknown and is never
 // retried; a 4xx is a failed send carrying the server's text.
+//
+// A process that does not hold the event stream (another replica of the
+// bot) sends with the logins the holder stored.
 func (a *Adapter) Send(ctx context.Context, out state.Outgoing) (string, error) {
+	if err := a.loadLogins(ctx); err != nil {
+		return "", fmt.Errorf("send to %s: %w", out.ChannelID, err)
+	}
 	l, native, err := a.route(out.ChannelID)
 	if err != nil {
 		return "", fmt.Errorf("send to %s: %w", out.ChannelID, err)

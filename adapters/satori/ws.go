@@ -145,7 +145,7 @@ func (a *Adapter) session(ctx context.Context, inbox adapters.Inbox) (ready bool
 			return false, fmt.Errorf("wait for READY: %w", err)
 		}
 		if p.Op == opReady {
-			if err := a.onReady(p.Body); err != nil {
+			if err := a.onReady(ctx, p.Body); err != nil {
 				cancel()
 				return false, err
 			}
@@ -195,12 +195,13 @@ func (a *Adapter) session(ctx context.Context, inbox adapters.Inbox) (ready bool
 		case opEvent:
 			busy.Store(true)
 			err := a.onEvent(connCtx, inbox, p.Body)
+			a.saveLogins(connCtx)
 			busy.Store(false)
 			if err != nil {
 				return true, err
 			}
 		case opReady:
-			if err := a.onReady(p.Body); err != nil {
+			if err := a.onReady(connCtx, p.Body); err != nil {
 				return true, err
 			}
 		case opMeta:
@@ -301,7 +302,7 @@ func (a *Adapter) read(ctx context.Context, conn *websocket.Conn) (payload, erro
 	}
 }
 
-func (a *Adapter) onReady(body []byte) error {
+func (a *Adapter) onReady(ctx context.Context, body []byte) error {
 	var rb readyBody
 	if err := json.Unmarshal(body, &rb); err != nil {
 		return fmt.Errorf("decode READY: %w", err)
@@ -326,6 +327,8 @@ func (a *Adapter) onReady(body []byte) error {
 		a.log.Warn("READY lists no logins; replies are impossible until a bot logs in")
 	}
 	a.setLogins(ls)
+	// Stored before Ready, so that other replicas can send once this one is.
+	a.saveLogins(ctx)
 	a.readyOnce.Do(func() { close(a.ready) })
 	return nil
 }

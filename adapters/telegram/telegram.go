@@ -50,6 +50,13 @@ type Config struct {
 	// MaxRetryWait is the longest flood-control wait (429 retry_after) a
 	// send accepts before it gives up without sending [60s].
 	MaxRetryWait time.Duration
+	// WebhookURL, when set, makes Run register it with setWebhook instead
+	// of polling (TELEGRAM_WEBHOOK_URL); the updates then come to the
+	// handler Webhook returns.
+	WebhookURL string
+	// WebhookSecret is the secret token Telegram sends with every webhook
+	// request (TELEGRAM_WEBHOOK_SECRET); required with WebhookURL.
+	WebhookSecret string
 	// HTTPClient replaces the adapter's own client. Leave its Timeout zero:
 	// every request gets its deadline from PollTimeout and HTTPTimeout.
 	HTTPClient *http.Client
@@ -91,6 +98,9 @@ func New(cfg Config, cursors adapters.Cursors, logger *zap.Logger) (*Adapter, er
 	cfg.APIBaseURL = strings.TrimRight(cfg.APIBaseURL, "/")
 	if !strings.HasPrefix(cfg.APIBaseURL, "http://") && !strings.HasPrefix(cfg.APIBaseURL, "https://") {
 		return nil, fmt.Errorf("telegram: TELEGRAM_API_BASE_URL %q is not an http(s) URL", cfg.APIBaseURL)
+	}
+	if cfg.WebhookURL != "" && cfg.WebhookSecret == "" {
+		return nil, errors.New("telegram: a webhook needs a secret token (TELEGRAM_WEBHOOK_SECRET)")
 	}
 	if cfg.PollTimeout <= 0 {
 		cfg.PollTimeout = 30 * time.Second
@@ -151,9 +161,15 @@ func (a *Adapter) Me() (id int64, username string) {
 // once), then polls for updates and delivers them one by one until ctx
 // ends, when it returns nil. An update is confirmed to Telegram (by the
 // next getUpdates offset) only after Deliver stored it.
+//
+// With a WebhookURL, Run registers the webhook instead and waits for ctx
+// to end; the updates come to the handler Webhook returns.
 func (a *Adapter) Run(ctx context.Context, inbox adapters.Inbox) error {
 	if a.ownHTTP != nil {
 		defer a.ownHTTP.CloseIdleConnections()
+	}
+	if a.cfg.WebhookURL != "" {
+		return a.runWebhook(ctx)
 	}
 	if err := a.Connect(ctx); err != nil {
 		if ctx.Err() != nil {

@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"net/url"
 	"os"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -65,6 +67,10 @@ type config struct {
 
 	SatoriWSURL, SatoriAPIBaseURL, SatoriToken string
 	TelegramToken, TelegramAPIBaseURL          string
+	// TelegramWebhookURL switches Telegram from long polling to a webhook
+	// that every replica serves on WebhookAddr.
+	TelegramWebhookURL, TelegramWebhookSecret string
+	WebhookAddr                               string
 
 	AdminAddr, AdminToken string
 	LogLevel, LogFormat   string
@@ -86,6 +92,7 @@ var settingNames = []string{
 	"AIRI_CONTINUE_DELAY", "AIRI_SLEEP_MAX", "AIRI_MODEL_CONCURRENCY", "AIRI_INTERRUPT", "AIRI_PROMPT_MAX_TOKENS", "AIRI_ALLOW_CHANNELS",
 	"AIRI_MAX_SEND_CHARS", "AIRI_MAX_SEND_PARTS",
 	"SATORI_WS_URL", "SATORI_API_BASE_URL", "SATORI_TOKEN", "TELEGRAM_BOT_TOKEN", "TELEGRAM_API_BASE_URL",
+	"TELEGRAM_WEBHOOK_URL", "TELEGRAM_WEBHOOK_SECRET", "AIRI_WEBHOOK_ADDR",
 	"AIRI_ADMIN_ADDR", "AIRI_ADMIN_TOKEN", "LOG_LEVEL", "LOG_FORMAT",
 	"AIRI_GROUP_MODE", "AIRI_ALIASES", "AIRI_AMBIENT_EVERY", "AIRI_AMBIENT_MIN_GAP", "AIRI_GROUP_COOLDOWN",
 	"AIRI_SENDER_RATE", "AIRI_IGNORE_BOTS", "AIRI_BOT_REPLIES", "AIRI_BUDGET_TOKENS_DAY",
@@ -319,7 +326,7 @@ func parseConfig(v map[string]string) (config, error) {
 		DBPath: "./data/airi.db", History: 20, Debounce: 800 * time.Millisecond, TickInterval: 60 * time.Second,
 		MaxIterations: 5, ContinueDelay: time.Second, SleepMax: 10 * time.Minute, Concurrency: 8,
 		Interrupt: "cancel", PromptMaxTokens: 8000, MaxSendChars: 4000, MaxSendParts: 3, TelegramAPIBaseURL: "https://api.telegram.org", AdminAddr: "127.0.0.1:7070",
-		LogLevel: "info", LeaseTTL: 15 * time.Second, Attention: attention.Policy{Default: attention.Defaults()}, BudgetTZ: time.UTC,
+		LogLevel: "info", LeaseTTL: 15 * time.Second, WebhookAddr: ":8443", Attention: attention.Policy{Default: attention.Defaults()}, BudgetTZ: time.UTC,
 	}
 	var errs []error
 	bad := func(name, val, want string) {
@@ -456,6 +463,10 @@ func parseConfig(v map[string]string) (config, error) {
 	str("SATORI_TOKEN", &c.SatoriToken)
 	str("TELEGRAM_BOT_TOKEN", &c.TelegramToken)
 	str("TELEGRAM_API_BASE_URL", &c.TelegramAPIBaseURL)
+	str("TELEGRAM_WEBHOOK_URL", &c.TelegramWebhookURL)
+	str("TELEGRAM_WEBHOOK_SECRET", &c.TelegramWebhookSecret)
+	str("AIRI_WEBHOOK_ADDR", &c.WebhookAddr)
+	errs = append(errs, c.checkWebhook()...)
 	str("AIRI_ADMIN_ADDR", &c.AdminAddr)
 	str("AIRI_ADMIN_TOKEN", &c.AdminToken)
 	str("LOG_LEVEL", &c.LogLevel)
@@ -495,4 +506,49 @@ func (c config) requireModel() error {
 		errs = append(errs, errors.New("LLM_MODEL is not set: name the model to use, e.g. gpt-4o-mini or qwen2.5:7b"))
 	}
 	return errors.Join(errs...)
+}
+
+// webhookSecretRe is what the Bot API accepts as a webhook's secret token.
+var webhookSecretRe = regexp.MustCompile(`^[A-Za-z0-9_-]{1,256}$`)
+
+// checkWebhook validates the webhook settings. The URL must be https,
+// which Telegram requires; plain http is accepted only for a loopback
+// host (a local Bot API server, tests). The secret is never echoed.
+func (c config) checkWebhook() []error {
+	var errs []error
+	if c.TelegramWebhookURL == "" {
+		if c.TelegramWebhookSecret != "" {
+			errs = append(errs, errors.New("TELEGRAM_WEBHOOK_SECRET is set without TELEGRAM_WEBHOOK_URL: set both for webhook mode, or neither for long polling"))
+		}
+		return errs
+	}
+	u, err := url.Parse(c.TelegramWebhookURL)
+	switch {
+	case err != nil || u.Host == "" || (u.Scheme != "https" && u.Scheme != "http"):
+		errs = append(errs, fmt.Errorf("TELEGRAM_WEBHOOK_URL=%q: want an https URL such as https://bot.example.com/telegram", c.TelegramWebhookURL))
+	case u.Scheme == "http" && !loopbackHost(u.Hostname()):
+		errs = append(errs, fmt.Errorf("TELEGRAM_WEBHOOK_URL=%q: Telegram posts only to https URLs (http is accepted for 127.0.0.1 and localhost alone)", c.TelegramWebhookURL))
+	}
+	if c.TelegramToken == "" {
+		errs = append(errs, errors.New("TELEGRAM_WEBHOOK_URL is set without TELEGRAM_BOT_TOKEN"))
+	}
+	switch {
+	case c.TelegramWebhookSecret == "":
+		errs = append(errs, errors.New("TELEGRAM_WEBHOOK_SECRET is not set: a webhook needs a secret token, checked on every request (1-256 characters A-Z, a-z, 0-9, _ and -)"))
+	case !webhookSecretRe.MatchString(c.TelegramWebhookSecret):
+		errs = append(errs, errors.New("TELEGRAM_WEBHOOK_SECRET: want 1-256 characters A-Z, a-z, 0-9, _ and - (what the Bot API accepts)"))
+	}
+	if _, _, err := net.SplitHostPort(c.WebhookAddr); err != nil {
+		errs = append(errs, fmt.Errorf("AIRI_WEBHOOK_ADDR=%q: want host:port such as :8443", c.WebhookAddr))
+	}
+	return errs
+}
+
+// loopbackHost reports whether host names this machine.
+func loopbackHost(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }

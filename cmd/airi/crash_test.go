@@ -27,7 +27,7 @@ var (
 )
 
 // airiBinary builds the command once per test run.
-func airiBinary(t *testing.T) string {
+func airiBinary(t testing.TB) string {
 	t.Helper()
 	buildOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "airi-bin-")

@@ -155,7 +155,8 @@ WHERE r.name = $1 AND p.expires > now()`, role).Scan(&holder)
 }
 
 // TestReplicas runs three replicas of one bot on one database with the
-// Bot API and model fakes. Messages spread over private chats and groups;
+// Bot API and model fakes. Messages (messages, then one more per chat
+// after the restart) spread over private chats and groups;
 // the replica polling Telegram is SIGKILLed mid-way and started again
 // later. Every message reaches the model and is answered exactly once,
 // and no channel is ever ticked by two replicas at overlapping times.
@@ -169,9 +170,10 @@ func TestReplicas(t *testing.T) {
 	model := openaitest.NewServer(t, ackModel(telegramTexts(tg), nil))
 	env := pgEnv(t, model.URL(), dsn, tg)
 
+	// 500 messages over 100 chats.
 	const (
-		chats    = 20
-		messages = 80
+		chats    = 100
+		messages = 400
 	)
 	post := func(n int) {
 		k := n % chats

@@ -41,17 +41,22 @@ type runnable struct {
 	ready <-chan struct{}
 	// selfQualified adapters put the platform into their ids themselves.
 	selfQualified bool
+	// everyReplica adapters take updates on every replica (a webhook)
+	// instead of on the one elected for the adapter's intake.
+	everyReplica bool
 }
 
 // buildAdapters makes every adapter whose variables are set.
 func buildAdapters(cfg config, cursors state.Store, log *zap.Logger) ([]runnable, error) {
 	var out []runnable
 	if cfg.TelegramToken != "" {
-		tg, err := telegram.New(telegram.Config{Token: cfg.TelegramToken, APIBaseURL: cfg.TelegramAPIBaseURL}, cursors, log)
+		tg, err := telegram.New(telegram.Config{Token: cfg.TelegramToken, APIBaseURL: cfg.TelegramAPIBaseURL,
+			WebhookURL: cfg.TelegramWebhookURL, WebhookSecret: cfg.TelegramWebhookSecret}, cursors, log)
 		if err != nil {
 			return nil, fmt.Errorf("telegram adapter: %w", err)
 		}
-		out = append(out, runnable{sender: tg, ready: tg.Ready(), run: func(ctx context.Context, in *inbox) error { return tg.Run(ctx, in) }})
+		out = append(out, runnable{sender: tg, ready: tg.Ready(), everyReplica: cfg.TelegramWebhookURL != "",
+			run: func(ctx context.Context, in *inbox) error { return tg.Run(ctx, in) }})
 	}
 	if cfg.SatoriWSURL != "" {
 		// With another adapter beside it, Satori ids carry their login's
@@ -167,9 +172,18 @@ func (a *app) cmdRun(ctx context.Context, args []string) int {
 		fmt.Fprintf(a.stderr, "airi run: admin server on %s: %v\n", cfg.AdminAddr, err)
 		return exitFailure
 	}
+	var hook *webhookServer
+	if cfg.TelegramWebhookURL != "" {
+		hook, err = listenWebhook(cfg, log)
+		if err != nil {
+			_ = ln.Close()
+			fmt.Fprintln(a.stderr, "airi run:", err)
+			return exitFailure
+		}
+	}
 	admin := &adminServer{token: cfg.AdminToken, ticks: rt.store, metrics: m, log: log.Named("admin"), ready: func() error {
 		for _, ad := range adapters {
-			if rep != nil && !rep.HoldsRole(roleName(ad.Name())) {
+			if rep != nil && !ad.everyReplica && !rep.HoldsRole(roleName(ad.Name())) {
 				continue // another replica runs this adapter's intake
 			}
 			select {
@@ -207,11 +221,18 @@ func (a *app) cmdRun(ctx context.Context, args []string) int {
 		}()
 	}
 	spawn(func() error { return admin.serve(runCtx, ln) })
+	if hook != nil {
+		for _, ad := range adapters {
+			if tg, ok := ad.sender.(*telegram.Adapter); ok {
+				spawn(func() error { return hook.serve(runCtx, tg.Webhook(rt.inbox(ad.Name()))) })
+			}
+		}
+	}
 	spawn(func() error { return rt.prompts.Watch(runCtx) })
 	for _, ad := range adapters {
 		spawn(func() error {
 			run := func(ctx context.Context) error { return ad.run(ctx, rt.inbox(ad.Name())) }
-			if rep != nil {
+			if rep != nil && !ad.everyReplica {
 				// One replica at a time takes the platform's updates.
 				inner := run
 				run = func(ctx context.Context) error { return rep.RunRole(ctx, roleName(ad.Name()), inner) }

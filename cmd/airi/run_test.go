@@ -100,7 +100,7 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
-func startBot(t *testing.T, env []string) *botProcess {
+func startBot(t testing.TB, env []string) *botProcess {
 	t.Helper()
 	p := &botProcess{cmd: exec.Command(airiBinary(t), "run"), stderr: &syncBuffer{}, done: make(chan error, 1)}
 	p.cmd.Env = env

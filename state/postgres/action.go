@@ -15,17 +15,17 @@ import (
 // kept history start with one.
 const continueName = "continue"
 
-// AppendAction adds an action record to a channel's history and returns its id.
+// AppendAction adds an action record to a channel's history and returns
+// its id. Its commit does not wait for the disk (see lazyCommit).
 func (s *Store) AppendAction(ctx context.Context, rec state.ActionRecord) (int64, error) {
 	if rec.ChannelID == "" {
 		return 0, errors.New("append action: empty channel id")
 	}
 	var id int64
-	err := s.pool.QueryRow(ctx, `
+	err := s.lazyCommit(ctx, func(row pgx.Row) error { return row.Scan(&id) }, `
 INSERT INTO actions (channel_id, wake, action, name, reasoning, ok, result, time)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id`,
-		rec.ChannelID, rec.Wake, rawArg(rec.Action), rec.Name, rec.Reasoning, rec.OK, rec.Result, tsArg(rec.Time),
-	).Scan(&id)
+		rec.ChannelID, rec.Wake, rawArg(rec.Action), rec.Name, rec.Reasoning, rec.OK, rec.Result, tsArg(rec.Time))
 	if err != nil {
 		return 0, fmt.Errorf("append action to %q: %w", rec.ChannelID, err)
 	}

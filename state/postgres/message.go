@@ -103,24 +103,26 @@ func (s *Store) UnreadCounts(ctx context.Context) (map[string]int, error) {
 }
 
 // MarkRead marks exactly the given message ids read; unknown ids and ids
-// already read are ignored.
+// already read are ignored. Its commit does not wait for the disk (see
+// lazyCommit).
 func (s *Store) MarkRead(ctx context.Context, ids []int64) error {
 	if len(ids) == 0 {
 		return nil
 	}
-	if _, err := s.pool.Exec(ctx, `UPDATE messages SET read = true WHERE NOT read AND id = ANY($1)`, ids); err != nil {
+	if err := s.lazyCommit(ctx, nil, `UPDATE messages SET read = true WHERE NOT read AND id = ANY($1)`, ids); err != nil {
 		return fmt.Errorf("mark %d messages read: %w", len(ids), err)
 	}
 	return nil
 }
 
 // History returns the newest limit read or own messages of a channel,
-// oldest first (limit <= 0 means all), and how many the channel has. One
-// statement, so the window and the count are of the same snapshot.
+// oldest first (limit <= 0 means all), and how many the channel has (kept
+// by triggers in history_counts). One statement, so the window and the
+// count are of the same snapshot.
 func (s *Store) History(ctx context.Context, channelID string, limit int) ([]state.Message, int, error) {
 	rows, err := s.pool.Query(ctx, `SELECT t.total, m.id, m.channel_id, m.platform_id, m.sender_id, m.sender_name,
 	m.self, m.content, m.reply_to, m.mentioned, m.time, m.read
-FROM (SELECT count(*) AS total FROM messages WHERE channel_id = $1 AND read) t
+FROM (SELECT coalesce((SELECT n FROM history_counts WHERE channel_id = $1), 0) AS total) t
 LEFT JOIN LATERAL (SELECT `+messageCols+` FROM messages
 	WHERE channel_id = $1 AND read ORDER BY id DESC LIMIT $2) m ON true`, channelID, limitArg(limit))
 	if err != nil {

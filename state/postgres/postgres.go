@@ -212,3 +212,26 @@ func (s *Store) currentReplica() *Replica {
 // Pool returns the store's connection pool, for operations and tests that
 // read the replica tables directly.
 func (s *Store) Pool() *pgxpool.Pool { return s.pool }
+
+// lazyCommit runs one statement in a transaction whose commit does not
+// wait for the WAL to reach disk (synchronous_commit off for that
+// transaction alone), in one round trip: the setting and the statement go
+// in one pipeline, which PostgreSQL runs as one implicit transaction.
+//
+// It is for records whose loss in a crash of the database server (not of
+// airi: a committed transaction is visible at once and survives the
+// process) costs neither a message nor a send: tick records, action
+// history, read marks. The next commit that does wait (a stored message, an
+// outbox claim) flushes the WAL up to it, and with it every lazy commit
+// before it; a read mark lost with the last fraction of a second of
+// lazy commits shows its message again, which is the safe direction.
+// scan, when set, reads the statement's row.
+func (s *Store) lazyCommit(ctx context.Context, scan func(pgx.Row) error, query string, args ...any) error {
+	b := &pgx.Batch{}
+	b.Queue(`SELECT set_config('synchronous_commit', 'off', true)`)
+	q := b.Queue(query, args...)
+	if scan != nil {
+		q.QueryRow(func(row pgx.Row) error { return scan(row) })
+	}
+	return s.pool.SendBatch(ctx, b).Close()
+}

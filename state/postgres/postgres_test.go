@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync"
 	"testing"
+	"time"
 
 	"go.uber.org/zap/zaptest"
 
@@ -24,6 +25,12 @@ func open(t testing.TB, dsn string) *postgres.Store {
 
 func TestStore(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) state.Store { return open(t, pgtest.DSN(t)) })
+}
+
+func TestUpdateRetention(t *testing.T) {
+	s := open(t, pgtest.DSN(t))
+	defer s.Close()
+	storetest.RunUpdateRetention(t, s, func(now time.Time) { s.Now = func() time.Time { return now } })
 }
 
 // TestRestart closes the store and opens the same schema again:

@@ -13,7 +13,8 @@ import (
 )
 
 // AddTick stores a tick record and returns its id. On a replica the
-// record also names the replica that ran the tick.
+// record also names the replica that ran the tick. Its commit does not
+// wait for the disk (see lazyCommit).
 func (s *Store) AddTick(ctx context.Context, t state.Tick) (int64, error) {
 	if t.ChannelID == "" {
 		return 0, errors.New("add tick: empty channel id")
@@ -42,15 +43,14 @@ func (s *Store) AddTick(ctx context.Context, t state.Tick) (int64, error) {
 		sections = string(b)
 	}
 	var id int64
-	err = s.pool.QueryRow(ctx, `
+	err = s.lazyCommit(ctx, func(row pgx.Row) error { return row.Scan(&id) }, `
 INSERT INTO ticks (channel_id, wake, trigger, now, request, raw, reasoning,
 	prompt_tokens, completion_tokens, cached_tokens, latency_ms,
 	action, parse_error, model_error, notes, result, ok, effects, sections, replica)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20) RETURNING id`,
 		t.ChannelID, t.Wake, t.Trigger, tsArg(t.Now), string(reqJSON), t.Raw, t.Reasoning,
 		t.Usage.PromptTokens, t.Usage.CompletionTokens, t.Usage.CachedTokens, t.LatencyMS,
-		rawArg(t.Action), t.ParseError, t.ModelError, notes, t.Result, t.OK, rawArg(t.Effects), sections, s.replicaID(),
-	).Scan(&id)
+		rawArg(t.Action), t.ParseError, t.ModelError, notes, t.Result, t.OK, rawArg(t.Effects), sections, s.replicaID())
 	if err != nil {
 		return 0, fmt.Errorf("add tick for %q: %w", t.ChannelID, err)
 	}

@@ -128,6 +128,14 @@ CREATE TABLE token_usage (
 	PRIMARY KEY (day, scope)
 );
 `,
+	// 5: platform updates already handled (webhook intake), kept for a while.
+	`
+CREATE TABLE updates (
+	key  TEXT PRIMARY KEY,
+	seen INTEGER NOT NULL
+);
+CREATE INDEX updates_seen ON updates (seen);
+`,
 }
 
 // SchemaVersion is the schema version this build creates and understands.

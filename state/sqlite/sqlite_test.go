@@ -33,6 +33,12 @@ func TestStore(t *testing.T) {
 	})
 }
 
+func TestUpdateRetention(t *testing.T) {
+	s := open(t, filepath.Join(t.TempDir(), "airi.db"))
+	defer s.Close()
+	storetest.RunUpdateRetention(t, s, func(now time.Time) { s.Now = func() time.Time { return now } })
+}
+
 // TestRestart closes the store and opens the same file again: everything
 // written before is there, and reopening applies no migration twice.
 func TestRestart(t *testing.T) {

@@ -66,7 +66,14 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		status, result, desc = s.sendMessage(p)
 	case "sendChatAction":
 		status, result, desc = s.sendChatAction(p)
-	case "deleteWebhook", "close", "logOut":
+	case "setWebhook":
+		status, result, desc = s.setWebhook(p)
+	case "deleteWebhook":
+		s.dropWebhook(p.str("drop_pending_updates") == "true")
+		status, result = http.StatusOK, true
+	case "getWebhookInfo":
+		status, result = http.StatusOK, s.webhookInfo()
+	case "close", "logOut":
 		status, result = http.StatusOK, true
 	default:
 		status, desc = http.StatusNotFound, "Not Found: method not found"
@@ -122,6 +129,10 @@ func (s *Server) getUpdates(ctx context.Context, p params, gen int) (int, any, s
 	}
 	timeout := time.Duration(p.int("timeout")) * time.Second
 	s.mu.Lock()
+	if s.hook.URL != "" {
+		s.mu.Unlock()
+		return http.StatusConflict, nil, "Conflict: can't use getUpdates method while webhook is active; use deleteWebhook to delete the webhook first"
+	}
 	switch {
 	case offset > 0:
 		if offset > s.confirmed {

@@ -5,7 +5,10 @@
 // as an update is queued; a newer getUpdates ends an older one with 409;
 // sendMessage that checks the chat, the reply target, the length and the
 // HTML entities, and numbers messages per chat; sendChatAction; 401 for a
-// wrong token. Faults (429 with retry_after, refused entities, a
+// wrong token; setWebhook with a secret_token, deleteWebhook and
+// getWebhookInfo, after which every update is posted to the webhook (with
+// the X-Telegram-Bot-Api-Secret-Token header) until it answers 2xx, and
+// getUpdates is refused with 409. Faults (429 with retry_after, refused entities, a
 // connection dropped after the message was sent) are injected per method.
 //
 // Tests inject user messages with Post and read what the bot sent with
@@ -34,6 +37,9 @@ type Options struct {
 	ReadAllGroupMessages bool
 	// Now is the clock of message dates [time.Now].
 	Now func() time.Time
+	// WebhookRetry is how long an update the webhook refused waits before
+	// it is posted again [100ms].
+	WebhookRetry time.Duration
 }
 
 // Server is a fake Bot API server. It is an http.Handler; Start serves it
@@ -56,6 +62,13 @@ type Server struct {
 	faults    map[string][]Fault
 	calls     map[string]int
 
+	hook          webhook
+	inflight      map[int]bool      // updates being posted to the webhook
+	retryAt       map[int]time.Time // refused updates wait until then
+	deliveries    []Delivery
+	deliverCancel context.CancelFunc
+	deliverWG     sync.WaitGroup
+
 	httpSrv *httptest.Server
 }
 
@@ -71,6 +84,9 @@ func NewServer(opts Options) *Server {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
+	if opts.WebhookRetry <= 0 {
+		opts.WebhookRetry = 100 * time.Millisecond
+	}
 	return &Server{
 		opts:     opts,
 		changed:  make(chan struct{}),
@@ -81,6 +97,8 @@ func NewServer(opts Options) *Server {
 		topics:   make(map[int64]map[int]bool),
 		faults:   make(map[string][]Fault),
 		calls:    make(map[string]int),
+		inflight: make(map[int]bool),
+		retryAt:  make(map[int]time.Time),
 	}
 }
 
@@ -99,8 +117,10 @@ func (s *Server) URL() string {
 	return s.httpSrv.URL
 }
 
-// Close stops a server made by Start, ending pending long polls.
+// Close stops a server made by Start, ending pending long polls, and
+// stops posting to a webhook.
 func (s *Server) Close() {
+	s.stopDelivery()
 	if s.httpSrv != nil {
 		s.httpSrv.CloseClientConnections()
 		s.httpSrv.Close()

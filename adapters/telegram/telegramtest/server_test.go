@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -286,5 +287,91 @@ func TestControlAPI(t *testing.T) {
 	call(t, ctx, s.URL(), s.Token(), "sendMessage", map[string]any{"chat_id": -100777, "text": "answer"})
 	if sent := <-done; len(sent) != 1 || sent[0].Text != "answer" {
 		t.Fatalf("sent %+v", sent)
+	}
+}
+
+// TestWebhook registers a webhook with a secret: updates are posted to it
+// with the secret header, refused ones are posted again, getUpdates is
+// refused meanwhile, and deleteWebhook brings polling back.
+func TestWebhook(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	s := Start(Options{WebhookRetry: time.Millisecond})
+	defer s.Close()
+
+	type got struct {
+		secret string
+		update Update
+	}
+	received := make(chan got, 10)
+	refuse := 1 // the first post is answered 500
+	hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var u Update
+		if err := json.NewDecoder(r.Body).Decode(&u); err != nil {
+			t.Errorf("webhook body: %v", err)
+		}
+		received <- got{r.Header.Get(SecretHeader), u}
+		if refuse > 0 {
+			refuse--
+			w.WriteHeader(http.StatusInternalServerError)
+			return
+		}
+	}))
+	defer hook.Close()
+
+	tests := []struct {
+		name   string
+		params map[string]any
+		ok     bool
+	}{
+		{"not loopback", map[string]any{"url": "https://example.com/hook", "secret_token": "s3cret"}, false},
+		{"bad secret", map[string]any{"url": hook.URL, "secret_token": "not allowed!"}, false},
+		{"ok", map[string]any{"url": hook.URL, "secret_token": "s3cret_-X"}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a := call(t, ctx, s.URL(), s.Token(), "setWebhook", tt.params)
+			if a.OK != tt.ok {
+				t.Errorf("setWebhook ok = %v (%s), want %v", a.OK, a.Description, tt.ok)
+			}
+		})
+	}
+	if a := call(t, ctx, s.URL(), s.Token(), "getUpdates", map[string]any{}); a.ErrorCode != http.StatusConflict {
+		t.Errorf("getUpdates with a webhook: %+v, want 409", a)
+	}
+	ann := User{ID: 501, FirstName: "Ann"}
+	m := s.Post(Incoming{From: ann, Text: "hi"})
+	for i := 0; i < 2; i++ { // refused once, then accepted
+		select {
+		case g := <-received:
+			if g.secret != "s3cret_-X" || g.update.Message == nil || g.update.Message.MessageID != m.MessageID {
+				t.Errorf("post %d: secret %q, update %+v", i, g.secret, g.update)
+			}
+		case <-ctx.Done():
+			t.Fatal("the update was not posted twice")
+		}
+	}
+	if err := s.WaitDelivered(ctx); err != nil {
+		t.Fatal(err)
+	}
+	want := []Delivery{{UpdateID: 1, Status: 500}, {UpdateID: 1, Status: 200}}
+	if d := s.Deliveries(); fmt.Sprint(d) != fmt.Sprint(want) {
+		t.Errorf("deliveries = %v, want %v", d, want)
+	}
+	var info WebhookInfo
+	a := call(t, ctx, s.URL(), s.Token(), "getWebhookInfo", map[string]any{})
+	if err := json.Unmarshal(a.Result, &info); err != nil {
+		t.Fatal(err)
+	}
+	if info.URL != hook.URL || info.PendingUpdateCount != 0 || !strings.Contains(info.LastErrorMessage, "500") {
+		t.Errorf("getWebhookInfo = %+v", info)
+	}
+
+	call(t, ctx, s.URL(), s.Token(), "deleteWebhook", map[string]any{})
+	s.Post(Incoming{From: ann, Text: "again"})
+	a = call(t, ctx, s.URL(), s.Token(), "getUpdates", map[string]any{"timeout": 0})
+	var ups []Update
+	if err := json.Unmarshal(a.Result, &ups); err != nil || len(ups) != 1 || ups[0].Message.Text != "again" {
+		t.Errorf("getUpdates after deleteWebhook = %s (%v)", a.Result, err)
 	}
 }

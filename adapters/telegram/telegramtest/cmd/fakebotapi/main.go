@@ -52,6 +52,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		Bot:                  telegramtest.User{ID: 7000001, FirstName: "Airi", Username: strings.TrimPrefix(*username, "@")},
 		ReadAllGroupMessages: *readAll,
 	})
+	defer srv.Close() // stops posting to a webhook
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		fmt.Fprintln(stderr, "fakebotapi: listen:", err)
