@@ -175,6 +175,7 @@ details { margin: .2em 0; }
 summary { cursor: pointer; }
 .tick > summary { font-family: monospace; }
 .label { color: #666; font-size: 12px; }
+#summary { white-space: pre; overflow-x: auto; }
 </style>
 </head>
 <body>
