@@ -54,7 +54,7 @@ func newLoop(s *Scheduler, id string) *loop {
 
 // signal schedules a wake for the given reason.
 func (l *loop) signal(t Trigger) {
-	now := time.Now()
+	now := l.s.cfg.Now()
 	l.mu.Lock()
 	switch {
 	case fromMessage(t):
@@ -113,7 +113,7 @@ func (l *loop) run(ctx context.Context) {
 		due := l.due
 		l.mu.Unlock()
 		if !due.IsZero() {
-			timer.Reset(max(time.Until(due), 0))
+			timer.Reset(max(due.Sub(l.s.cfg.Now()), 0))
 		}
 		select {
 		case <-ctx.Done():
@@ -123,16 +123,22 @@ func (l *loop) run(ctx context.Context) {
 			continue
 		case <-timer.C:
 		}
-		l.mu.Lock()
-		trig := l.dueTrigger
-		l.due, l.dueTrigger = time.Time{}, ""
-		l.firstPending = time.Time{}
-		l.running = true
-		l.mu.Unlock()
-		l.s.notifyChanged()
-		rep := l.wake(ctx, trig)
-		l.finish(ctx, rep)
+		l.runDue(ctx)
 	}
+}
+
+// runDue runs the wake that fell due and schedules what follows it.
+func (l *loop) runDue(ctx context.Context) WakeReport {
+	l.mu.Lock()
+	trig := l.dueTrigger
+	l.due, l.dueTrigger = time.Time{}, ""
+	l.firstPending = time.Time{}
+	l.running = true
+	l.mu.Unlock()
+	l.s.notifyChanged()
+	rep := l.wake(ctx, trig)
+	l.finish(ctx, rep)
+	return rep
 }
 
 // finish schedules what follows a wake: the end of a sleep, a re-arm, a
@@ -150,7 +156,7 @@ func (l *loop) finish(ctx context.Context, rep WakeReport) {
 			l.s.log.Warn("count unread after wake", zap.String("channel", l.id), zap.Error(err))
 		}
 	}
-	now := time.Now()
+	now := cfg.Now()
 	l.running = false
 	if fromMessage(l.dueTrigger) && unread == 0 {
 		// Messages that arrived during the wake were delivered by it: their
@@ -187,4 +193,44 @@ func (l *loop) finish(ctx context.Context, rep WakeReport) {
 	}
 	l.mu.Unlock()
 	l.s.notifyChanged()
+}
+
+// NextDue returns the channel whose wake falls due first, when (on the
+// scheduler's clock) and why ("message", "sleep", "rearm", ...); ok is
+// false when no wake is scheduled. With RunDue it lets a driver step the
+// loops on a clock of its own instead of Start (airi eval plays hours of
+// chat on a virtual clock this way).
+func (s *Scheduler) NextDue() (channelID string, at time.Time, trigger string, ok bool) {
+	s.mu.Lock()
+	loops := make([]*loop, 0, len(s.loops))
+	for _, l := range s.loops {
+		loops = append(loops, l)
+	}
+	s.mu.Unlock()
+	for _, l := range loops {
+		l.mu.Lock()
+		due, trig := l.due, l.dueTrigger
+		l.mu.Unlock()
+		if due.IsZero() {
+			continue
+		}
+		if !ok || due.Before(at) || (due.Equal(at) && l.id < channelID) {
+			channelID, at, trigger, ok = l.id, due, string(trig), true
+		}
+	}
+	return channelID, at, trigger, ok
+}
+
+// RunDue runs the channel's scheduled wake now, in the caller's goroutine,
+// and schedules what follows it, as the channel's loop does when its timer
+// fires. ok is false when no wake was scheduled for the channel.
+func (s *Scheduler) RunDue(ctx context.Context, channelID string) (rep WakeReport, ok bool) {
+	l := s.loopFor(channelID)
+	l.mu.Lock()
+	scheduled := !l.due.IsZero()
+	l.mu.Unlock()
+	if !scheduled {
+		return WakeReport{}, false
+	}
+	return l.runDue(ctx), true
 }

@@ -39,6 +39,7 @@ Usage:
   airi actions               print the registered actions and their schemas
   airi prompt render         print the request a tick would send
   airi replay FILE...        replay recorded sessions and report differences
+  airi eval FILE...          score labelled sessions against the configured model
   airi ticks export          export recorded ticks as JSONL
   airi migrate               apply pending database migrations
   airi version               print the version
@@ -79,6 +80,8 @@ func (a *app) run(ctx context.Context, args []string) int {
 		return a.cmdPromptRender(ctx, rest[1:])
 	case "replay":
 		return a.cmdReplay(ctx, rest)
+	case "eval":
+		return a.cmdEval(ctx, rest)
 	case "ticks":
 		if len(rest) == 0 || rest[0] != "export" {
 			fmt.Fprintln(a.stderr, "airi ticks: usage: airi ticks export [--channel ID] [--since RFC3339]")

@@ -13,6 +13,7 @@ import (
 	"go.uber.org/zap"
 	"golang.org/x/term"
 
+	"github.com/airi-go/airi/planner/tokens"
 	"github.com/airi-go/airi/scheduler"
 	"github.com/airi-go/airi/scheduler/replay"
 	"github.com/airi-go/airi/state"
@@ -31,9 +32,10 @@ func (a *app) cmdReplay(ctx context.Context, args []string) int {
 	cf.register(fs)
 	prompts := fs.Bool("prompts", false, "also compare the rendered requests and print a unified diff of what changed")
 	strict := fs.Bool("strict", false, "with --prompts, a changed request is a failure too")
+	cost := fs.Bool("cost", false, "with --prompts, also count the tokens each tick's request takes now against the recording (o200k), name where each changed request first differs, and summarize")
 	update := fs.Bool("update", false, "accept prompt changes: rewrite each file whose actions and effects match with the requests rendered now")
 	fs.Usage = func() {
-		fmt.Fprintln(a.stderr, "usage: airi replay [--prompts] [--strict | --update] [--config FILE] FILE... (- reads standard input)")
+		fmt.Fprintln(a.stderr, "usage: airi replay [--prompts [--cost]] [--strict | --update] [--config FILE] FILE... (- reads standard input)")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -47,7 +49,7 @@ func (a *app) cmdReplay(ctx context.Context, args []string) int {
 		fmt.Fprintln(a.stderr, "airi replay: --strict and --update exclude each other")
 		return exitUsage
 	}
-	if *strict || *update {
+	if *strict || *update || *cost {
 		*prompts = true
 	}
 	if *update {
@@ -71,12 +73,16 @@ func (a *app) cmdReplay(ctx context.Context, args []string) int {
 			progressbar.OptionSetDescription("replaying"), progressbar.OptionShowCount(), progressbar.OptionClearOnFinish())
 	}
 	opener := replayOpener(cfg, runtimeLogger(cfg, log))
+	var counter replay.TokenCounter
+	if *cost {
+		counter = tokens.New()
+	}
 	failed, changed := 0, 0
 	for _, file := range files {
 		if ctx.Err() != nil {
 			return exitFailure
 		}
-		f, c := a.replayFile(ctx, file, opener, *prompts, *update)
+		f, c := a.replayFile(ctx, file, opener, *prompts, *update, counter)
 		failed += f
 		changed += c
 		if bar != nil {
@@ -100,8 +106,9 @@ func (a *app) cmdReplay(ctx context.Context, args []string) int {
 // replayFile replays every session of one file and prints what it found;
 // it returns how many sessions diverged and how many had prompt changes.
 // With update, a file none of whose sessions diverged is rewritten with
-// the requests rendered now.
-func (a *app) replayFile(ctx context.Context, file string, open replay.Opener, prompts, update bool) (failed, changed int) {
+// the requests rendered now. With a counter, the cost of the prompt change
+// is printed for each session.
+func (a *app) replayFile(ctx context.Context, file string, open replay.Opener, prompts, update bool, counter replay.TokenCounter) (failed, changed int) {
 	var (
 		sessions []*replay.Session
 		err      error
@@ -140,6 +147,12 @@ func (a *app) replayFile(ctx context.Context, file string, open replay.Opener, p
 		if len(rep.Prompts) > 0 {
 			changed++
 			a.printPromptChanges(name, rep.Prompts)
+		}
+		if counter != nil {
+			if err := replay.CostOf(s, rep, counter).Write(a.stdout, name); err != nil {
+				fmt.Fprintf(a.stdout, "FAIL %s: cost: %v\n", name, err)
+				failed++
+			}
 		}
 		refreshed[i] = replay.Refresh(s, rep)
 	}

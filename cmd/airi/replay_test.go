@@ -484,3 +484,65 @@ func (l *lockedBuffer) Write(p []byte) (int, error) {
 	defer l.mu.Unlock()
 	return l.b.Write(p)
 }
+
+// TestReplayCost edits one template at a time and checks that --cost
+// names the edited part as the first difference of every tick and sums
+// the token delta the edit adds to each request.
+func TestReplayCost(t *testing.T) {
+	// The session as today's prompts render it, so that only the edit shows.
+	file := filepath.Join(t.TempDir(), "group-burst.jsonl")
+	if err := os.WriteFile(file, mustReadFile(t, filepath.Join(sessionsDir, "group-burst.jsonl")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, errOut := runCommand(t, nil, "replay", "--update", file); code != exitOK {
+		t.Fatalf("--update: exit %d\n%s\n%s", code, out, errOut)
+	}
+	const added = " The tide tables of the whole coast are in your head, every one of them, and you like to recite them."
+	tests := []struct {
+		name, template, after, firstDiff string
+	}{
+		{"persona", "persona.md", "Short sentences; casual spelling is fine.", "first difference: persona"},
+		{"state template", "state.md", "Answer with one JSON action and nothing else.", "first difference: state message"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			text, err := fs.ReadFile(prompts.Embedded(), tc.template)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Contains(text, []byte(tc.after)) {
+				t.Fatalf("%s no longer says %q", tc.template, tc.after)
+			}
+			dir := t.TempDir()
+			edited := bytes.Replace(text, []byte(tc.after), []byte(tc.after+added), 1)
+			if err := os.WriteFile(filepath.Join(dir, tc.template), edited, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			code, out, errOut := runCommand(t, map[string]string{"PROMPTS_DIR": dir}, "replay", "--cost", file)
+			if code != exitOK {
+				t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+			}
+			ticks := strings.Count(out, "  tick ")
+			if ticks != 3 || strings.Count(out, tc.firstDiff) != ticks {
+				t.Errorf("want each of the 3 ticks to name %q:\n%s", tc.firstDiff, out)
+			}
+			// Every request grows by the same sentence: the total is three
+			// times one tick's delta, and positive.
+			var from, to, delta int
+			if _, err := fmt.Sscanf(out[strings.Index(out, "  tick 1: "):], "  tick 1: %d → %d (%d)", &from, &to, &delta); err != nil || delta <= 0 || to-from != delta {
+				t.Fatalf("tick 1 line unreadable or not growing (%v):\n%s", err, out)
+			}
+			if !strings.Contains(out, "  total over 3 calls: ") || !strings.Contains(out, fmt.Sprintf("(+%d)\n  mean tokens per call +", 3*delta)) {
+				t.Errorf("want a total of +%d:\n%s", 3*delta, out)
+			}
+			if !strings.Contains(out, ", cache-stable prefix ") {
+				t.Errorf("want the summary line:\n%s", out)
+			}
+		})
+	}
+	// Unchanged prompts cost nothing.
+	code, out, _ := runCommand(t, nil, "replay", "--cost", file)
+	if code != exitOK || strings.Count(out, "unchanged") != 3 || !strings.Contains(out, "mean tokens per call +0.0%") {
+		t.Errorf("exit %d; unchanged prompts should cost nothing:\n%s", code, out)
+	}
+}

@@ -24,6 +24,9 @@ type Report struct {
 	// Rendered holds, with Options.Prompts, the request each recorded tick
 	// renders now, by tick number (from 1).
 	Rendered map[int][]state.ChatMessage
+	// Sections holds, with Options.Prompts, where each prompt section
+	// lies in the request rendered now, by tick number (from 1).
+	Sections map[int][]state.Section
 }
 
 // Refresh returns a copy of s whose ticks carry the requests the replay
@@ -113,8 +116,10 @@ func (p *player) report() *Report {
 			if p.opt.Prompts {
 				if r.Rendered == nil {
 					r.Rendered = map[int][]state.ChatMessage{}
+					r.Sections = map[int][]state.Section{}
 				}
 				r.Rendered[k+1] = got[i].Request
+				r.Sections[k+1] = got[i].Sections
 				if diff := Unified(renderRequest(exp.Request), renderRequest(got[i].Request),
 					fmt.Sprintf("recorded tick %d", k+1), fmt.Sprintf("replayed tick %d", k+1), 3); diff != "" {
 					r.Prompts = append(r.Prompts, PromptChange{Tick: k + 1, Diff: diff})

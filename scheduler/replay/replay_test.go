@@ -424,3 +424,50 @@ func fresh(t *testing.T, s *replay.Session) *replay.Session {
 	}
 	return f
 }
+
+// TestExpectationsIgnoredByReplay labels every event and tick of the
+// shipped sessions and checks that each replays exactly as without labels.
+func TestExpectationsIgnoredByReplay(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join(sessions, "*.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			ss, err := replay.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := ss[0]
+			plain, err := replay.Play(context.Background(), s, opener(t, ""), replay.Options{Prompts: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, it := range s.Items {
+				if it.Event != nil {
+					it.Event.Expect = &replay.Expect{Reply: replay.ReplyNo, NotContains: "."}
+				} else {
+					it.Tick.Expect = &replay.TickExpect{Action: "no_such_action"}
+				}
+			}
+			var b bytes.Buffer
+			if err := replay.Write(&b, s); err != nil {
+				t.Fatal(err)
+			}
+			labelled, err := replay.Read(&b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := replay.Play(context.Background(), labelled[0], opener(t, ""), replay.Options{Prompts: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Divergence != nil || plain.Divergence != nil {
+				t.Fatalf("divergence with labels %v, without %v", got.Divergence, plain.Divergence)
+			}
+			if got.Replayed != plain.Replayed || len(got.Prompts) != len(plain.Prompts) {
+				t.Errorf("with labels %d ticks, %d prompt changes; without %d, %d", got.Replayed, len(got.Prompts), plain.Replayed, len(plain.Prompts))
+			}
+		})
+	}
+}

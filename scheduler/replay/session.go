@@ -133,6 +133,9 @@ type Event struct {
 	Content    string    `json:"content"`
 	ReplyTo    string    `json:"replyTo,omitempty"`
 	Mentioned  bool      `json:"mentioned,omitempty"`
+	// Expect, when set, says what the bot should do about this message;
+	// airi eval scores it, replay ignores it.
+	Expect *Expect `json:"expect,omitempty"`
 }
 
 // Message returns the event as the message an adapter would deliver to channel.
@@ -170,6 +173,9 @@ type Tick struct {
 	Result     string              `json:"result"`
 	OK         bool                `json:"ok"`
 	Effects    []actions.Effect    `json:"effects,omitempty"`
+	// Expect, when set, names the action this tick should have taken;
+	// airi eval scores it, replay ignores it.
+	Expect *TickExpect `json:"expect,omitempty"`
 }
 
 // TickOf returns the tick line of a stored tick record.
@@ -327,6 +333,9 @@ func Read(r io.Reader) ([]*Session, error) {
 			if e.Time.IsZero() {
 				return nil, fmt.Errorf("line %d: event without a time", line)
 			}
+			if err := e.Expect.Validate(); err != nil {
+				return nil, fmt.Errorf("line %d: event: %w", line, err)
+			}
 			cur.Items = append(cur.Items, Item{Event: &e})
 		case probe.Type == TypeTick:
 			var t Tick
@@ -335,6 +344,9 @@ func Read(r io.Reader) ([]*Session, error) {
 			}
 			if t.Now.IsZero() {
 				return nil, fmt.Errorf("line %d: tick without a time (now)", line)
+			}
+			if t.Expect != nil && t.Expect.Action == "" {
+				return nil, fmt.Errorf("line %d: tick: expect names no action (want {\"action\": \"send_message\"}, for example)", line)
 			}
 			cur.Items = append(cur.Items, Item{Tick: &t})
 		default:

@@ -23,7 +23,8 @@ func sample() *replay.Session {
 			Settings: replay.Settings{History: 20, MaxIterations: 5, Interrupt: true},
 		},
 		Items: []replay.Item{
-			{Event: &replay.Event{Type: replay.TypeEvent, Time: t0, PlatformID: "7", Sender: "ana", Content: "<b>hi</b> & \"bye\"", Mentioned: true}},
+			{Event: &replay.Event{Type: replay.TypeEvent, Time: t0, PlatformID: "7", Sender: "ana", Content: "<b>hi</b> & \"bye\"", Mentioned: true,
+				Expect: &replay.Expect{Reply: replay.ReplyYes, Contains: "(?i)yo", NotContains: "token"}}},
 			{Tick: &replay.Tick{
 				Type: replay.TypeTick, N: 1, Wake: 3, Trigger: "message", Now: t0.Add(time.Second),
 				Request: []state.ChatMessage{{Role: "system", Content: "you are\nJuni"}, {Role: "user", Content: "state"}},
@@ -32,6 +33,7 @@ func sample() *replay.Session {
 				Action: json.RawMessage(`{"action":"send_message","channelId":"-100","content":"yo"}`),
 				Result: `sent to "-100"`, OK: true,
 				Effects: []actions.Effect{{Kind: "send", ChannelID: "-100", Content: "yo", MessageID: "8"}},
+				Expect:  &replay.TickExpect{Action: "send_message"},
 			}},
 		},
 	}
@@ -97,6 +99,10 @@ func TestReadErrors(t *testing.T) {
 		{"unknown type", header + "\n" + `{"type":"note"}`, `line 2: unknown line type "note"`},
 		{"misspelt key", header + "\n" + `{"type":"event","time":"2026-01-01T00:00:00Z","sendr":"a","content":"b"}`, `line 2: event: json: unknown field "sendr"`},
 		{"event without time", header + "\n" + `{"type":"event","sender":"a","content":"b"}`, "line 2: event without a time"},
+		{"unknown reply", header + "\n" + `{"type":"event","time":"2026-01-01T00:00:00Z","sender":"a","content":"b","expect":{"reply":"maybe"}}`, `line 2: event: expect.reply "maybe": want "yes", "no" or "any"`},
+		{"bad regexp", header + "\n" + `{"type":"event","time":"2026-01-01T00:00:00Z","sender":"a","content":"b","expect":{"not_contains":"(token"}}`, "line 2: event: expect.not_contains: error parsing regexp"},
+		{"misspelt expect key", header + "\n" + `{"type":"event","time":"2026-01-01T00:00:00Z","sender":"a","content":"b","expect":{"replies":"no"}}`, `unknown field "replies"`},
+		{"tick expecting nothing", header + "\n" + `{"type":"tick","wake":1,"trigger":"message","now":"2026-01-01T00:00:00Z","request":[],"raw":"","usage":{"promptTokens":0,"completionTokens":0},"latencyMs":0,"result":"","ok":false,"expect":{}}`, "line 2: tick: expect names no action"},
 		{"tick without now", header + "\n\n" + `{"type":"tick","wake":1,"trigger":"message","request":[],"raw":"","usage":{"promptTokens":0,"completionTokens":0},"latencyMs":0,"result":"","ok":false}`, "line 3: tick without a time"},
 	}
 	for _, tc := range tests {

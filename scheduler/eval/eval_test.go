@@ -1,0 +1,230 @@
+package eval_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/airi-go/airi/actions"
+	"github.com/airi-go/airi/planner"
+	"github.com/airi-go/airi/planner/parse"
+	"github.com/airi-go/airi/planner/tokens"
+	"github.com/airi-go/airi/prompts"
+	"github.com/airi-go/airi/scheduler"
+	"github.com/airi-go/airi/scheduler/eval"
+	"github.com/airi-go/airi/scheduler/replay"
+	"github.com/airi-go/airi/state"
+	"github.com/airi-go/airi/state/sqlite"
+)
+
+// runtime wires the core as cmd/airi does, on a SQLite store in a
+// temporary file, never started.
+type runtime struct {
+	*scheduler.Scheduler
+	store *sqlite.Store
+}
+
+func (r *runtime) Unread(ctx context.Context, id string) ([]state.Message, error) {
+	return r.store.Unread(ctx, id, 0)
+}
+
+func (r *runtime) Close() error { return r.store.Close() }
+
+// scripted answers each call with the next answer of its script.
+type scripted struct {
+	mu      sync.Mutex
+	answers []string
+	n       int
+}
+
+func (m *scripted) Complete(_ context.Context, _ planner.Request) (planner.Response, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	a := `{"action":"continue"}`
+	if m.n < len(m.answers) {
+		a = m.answers[m.n]
+	}
+	m.n++
+	return planner.Response{Content: a, Latency: 2 * time.Second, Usage: state.Usage{PromptTokens: 100, CompletionTokens: 10}, Attempts: 1}, nil
+}
+
+func opener(t *testing.T, model planner.Model) eval.Opener {
+	return func(ctx context.Context, w eval.Wiring) (eval.Runtime, error) {
+		log := zap.NewNop()
+		store, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "eval.db"), log)
+		if err != nil {
+			return nil, err
+		}
+		src, err := prompts.Load("", log)
+		if err != nil {
+			return nil, err
+		}
+		reg, err := actions.NewBuiltinRegistry(actions.NewHandlers(actions.HandlerDeps{
+			Store: store, Sender: w.Sender, BotName: "Juni", SleepMax: time.Hour, Now: w.Now,
+		}))
+		if err != nil {
+			return nil, err
+		}
+		sched, err := scheduler.New(scheduler.Config{
+			Debounce: time.Second, ContinueDelay: -1, BotName: "Juni", Now: w.Now,
+		}, scheduler.Deps{
+			Store: store, Prompter: planner.NewBuilder(src, reg, planner.BuilderOptions{}),
+			Model: model, Parser: parse.New(reg), Dispatcher: reg, OnTick: w.OnTick, Logger: log,
+		})
+		if err != nil {
+			return nil, err
+		}
+		return &runtime{Scheduler: sched, store: store}, nil
+	}
+}
+
+// TestPlayOnVirtualClock plays an hour of chat: the debounce, a five
+// minute sleep and the hour between two messages pass on the virtual
+// clock (the test would otherwise time out), periodic ticks with nothing
+// unread cost no call, and each message is judged by the wake that showed it.
+func TestPlayOnVirtualClock(t *testing.T) {
+	t0 := time.Date(2026, 4, 2, 21, 0, 0, 0, time.UTC)
+	s := &replay.Session{
+		Header: replay.Header{Channel: state.Channel{ID: "c", Platform: "console"}, Platform: "console", Turn: "send-ends"},
+		Items: []replay.Item{
+			{Event: &replay.Event{Time: t0, Sender: "ana", Content: "anyone?", Expect: &replay.Expect{Reply: replay.ReplyNo}}},
+			{Event: &replay.Event{Time: t0.Add(time.Hour + 10*time.Second), Sender: "ana", Content: "Juni, tea?", Expect: &replay.Expect{Reply: replay.ReplyYes, Contains: "strong"}}},
+		},
+	}
+	model := &scripted{answers: []string{
+		`{"action":"sleep","duration":300000}`,
+		`{"action":"continue"}`,
+		`{"action":"send_message","channelId":"c","content":"strong, no sugar"}`,
+	}}
+	run, err := eval.Play(context.Background(), s, opener(t, model), eval.Options{TickInterval: time.Minute, Tail: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []struct {
+		trigger string
+		now     time.Time
+	}{
+		{"message", t0.Add(time.Second)},
+		// The sleep starts when the call returns: 2s of latency later.
+		{"sleep", t0.Add(3*time.Second + 5*time.Minute)},
+		{"message", t0.Add(time.Hour + 11*time.Second)},
+	}
+	if len(run.Ticks) != len(want) {
+		t.Fatalf("%d ticks, want %d: %+v", len(run.Ticks), len(want), run.Ticks)
+	}
+	for i, w := range want {
+		if got := run.Ticks[i]; got.Trigger != w.trigger || !got.Now.Equal(w.now) {
+			t.Errorf("tick %d: %s at %v, want %s at %v", i+1, got.Trigger, got.Now, w.trigger, w.now)
+		}
+	}
+	if run.Events[0].Wake != run.Ticks[0].Wake || len(run.Events[0].Sent) != 0 {
+		t.Errorf("the first message should be shown by the first wake, which sent nothing: %+v", run.Events[0])
+	}
+	if run.Events[1].Wake != run.Ticks[2].Wake || len(run.Events[1].Sent) != 1 {
+		t.Errorf("the second message should be answered by the last wake: %+v", run.Events[1])
+	}
+	c := eval.Count(run, tokens.New())
+	v := c.Values(eval.Prices{})
+	checks := map[string]float64{
+		eval.MCallsPerMessage: 1.5, eval.MSpeakPrecision: 1, eval.MSpeakRecall: 1, eval.MSpeakF1: 1,
+		eval.MContainsHits: 1, eval.MParseStrict: 1, eval.MTokensPerCall: 110, eval.MLatencyP50: 2000,
+	}
+	for k, w := range checks {
+		if math.Abs(v[k]-w) > 1e-9 {
+			t.Errorf("%s = %v, want %v", k, v[k], w)
+		}
+	}
+}
+
+func TestParseOutcome(t *testing.T) {
+	tests := []struct {
+		name string
+		tick state.Tick
+		want string
+	}{
+		{"clean object", state.Tick{Raw: ` {"action":"continue"} `}, eval.ParseStrict},
+		{"think block then object", state.Tick{Raw: "<think>hm</think>\n{\"action\":\"continue\"}"}, eval.ParseStrict},
+		{"fenced", state.Tick{Raw: "```json\n{\"action\":\"continue\"}\n```"}, eval.ParseRepaired},
+		{"with a note", state.Tick{Raw: `{"action":"continue","x":1}`, Notes: []string{`unknown key "x" dropped`}}, eval.ParseRepaired},
+		{"refused", state.Tick{Raw: "no idea", ParseError: "no action found"}, eval.ParseRefused},
+		{"failed call", state.Tick{ModelError: "model call: 500"}, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := eval.ParseOutcome(tc.tick); got != tc.want {
+				t.Errorf("got %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestValues(t *testing.T) {
+	in, out, cached := 1.0, 4.0, 0.5
+	tests := []struct {
+		name   string
+		counts eval.Counts
+		prices eval.Prices
+		want   map[string]float64
+		absent []string
+	}{
+		{
+			name:   "speaking",
+			counts: eval.Counts{TP: 3, FP: 1, FN: 3, TN: 5},
+			want:   map[string]float64{eval.MSpeakPrecision: 0.75, eval.MSpeakRecall: 0.5, eval.MSpeakF1: 0.6, eval.MSpeakLabelled: 12},
+		},
+		{
+			name:   "never spoke",
+			counts: eval.Counts{FN: 2, TN: 1},
+			want:   map[string]float64{eval.MSpeakRecall: 0},
+			absent: []string{eval.MSpeakPrecision, eval.MSpeakF1},
+		},
+		{
+			name:   "money and latency",
+			counts: eval.Counts{Messages: 2, Calls: 4, Strict: 4, PromptTokens: 4_000_000, CachedTokens: 2_000_000, CachedCalls: 4, CompletionTokens: 1_000_000, LatenciesMS: []int64{400, 100, 300, 200}},
+			prices: eval.Prices{In: &in, Out: &out, Cached: &cached},
+			want: map[string]float64{eval.MCost: 2 + 1 + 4, eval.MCostPerMessage: 3.5, eval.MCallsPerMessage: 2,
+				eval.MTokensPerCall: 1_250_000, eval.MCachedPerCall: 500_000, eval.MLatencyP50: 200, eval.MLatencyP95: 400},
+		},
+		{
+			name:   "nothing cached reported",
+			counts: eval.Counts{Calls: 1, Strict: 1, PromptTokens: 10},
+			absent: []string{eval.MCachedPerCall, eval.MCost},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			v := tc.counts.Values(tc.prices)
+			for k, w := range tc.want {
+				if got, ok := v[k]; !ok || math.Abs(got-w) > 1e-9 {
+					t.Errorf("%s = %v (%v), want %v", k, got, ok, w)
+				}
+			}
+			for _, k := range tc.absent {
+				if _, ok := v[k]; ok {
+					t.Errorf("%s = %v, want it absent", k, v[k])
+				}
+			}
+		})
+	}
+}
+
+func TestSummarize(t *testing.T) {
+	s := eval.Summarize([]map[string]float64{{"a": 1, "b": 2}, {"a": 3}})
+	if a := s["a"]; a.Mean != 2 || a.Min != 1 || a.Max != 3 || a.Runs != 2 {
+		t.Errorf("a = %+v, want mean 2 over 1..3 in 2 runs", a)
+	}
+	if b := s["b"]; b.Mean != 2 || b.Runs != 1 {
+		t.Errorf("b = %+v, want mean 2 in the one run defining it", b)
+	}
+	b, err := json.Marshal(s)
+	if err != nil || len(b) == 0 {
+		t.Fatal(fmt.Errorf("summary does not encode: %w", err))
+	}
+}
