@@ -18,6 +18,7 @@ import (
 	"github.com/airi-go/airi/planner/tokens"
 	"github.com/airi-go/airi/prompts"
 	"github.com/airi-go/airi/scheduler"
+	"github.com/airi-go/airi/scheduler/attention"
 	"github.com/airi-go/airi/scheduler/eval"
 	"github.com/airi-go/airi/scheduler/replay"
 	"github.com/airi-go/airi/state"
@@ -298,7 +299,7 @@ func evalConfig(cfg config, promptsDir string) config {
 
 // sessionConfig applies what a session's header sets: the bot's name,
 // the language, the history window, the iteration cap, the channels
-// allowed and the turn semantics. What it leaves out stays as configured.
+// allowed, the turn semantics and the group mode. What it leaves out stays as configured.
 func sessionConfig(cfg config, h *replay.Header) config {
 	st := h.Settings
 	if st.BotName != "" {
@@ -319,6 +320,17 @@ func sessionConfig(cfg config, h *replay.Header) config {
 	if h.Turn != "" {
 		cfg.Turn = scheduler.Turn(h.Turn)
 	}
+	// A session that names its group mode is scored under it, so that its
+	// labels mean the same whatever the operator configured; budgets would
+	// only cut a run short.
+	if h.Attention != "" {
+		for id, set := range cfg.Attention.Channels {
+			set.Mode = attention.Mode(h.Attention)
+			cfg.Attention.Channels[id] = set
+		}
+		cfg.Attention.Default.Mode = attention.Mode(h.Attention)
+	}
+	cfg.BudgetDay, cfg.ChannelBudgetDay, cfg.ChannelBudgets = 0, 0, nil
 	return cfg
 }
 
