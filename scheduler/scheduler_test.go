@@ -134,6 +134,10 @@ func newHarness(t *testing.T, cfg scheduler.Config, m *model) *harness {
 	return h
 }
 
+// start runs the loops. A test that starts them runs inside
+// synctest.Test, so that its debounces and delays pass on the bubble's
+// virtual clock; newHarness is then called inside the bubble too, as the
+// store's and the scheduler's goroutines and channels must belong to it.
 func (h *harness) start() {
 	h.t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
