@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"go.uber.org/zap"
@@ -280,20 +281,29 @@ func (r *seenRig) waitIdle() {
 // TestReadMeansSeenUnderFlood floods one group through the running
 // scheduler while the model keeps reading: every message ends up read, and
 // every read message was shown in an answered request.
+// The flood runs on the virtual clock of a synctest bubble, a twentieth
+// of it each millisecond, so that wakes run between the deliveries.
 func TestReadMeansSeenUnderFlood(t *testing.T) {
-	const n = floodSize
-	// A model that keeps reading never sends, so its wakes end on the cap
-	// unanswered; after two re-arms the periodic tick picks the channel up,
-	// as in production.
-	r := newSeenRig(t, scheduler.Config{Debounce: time.Millisecond, TickInterval: 10 * time.Millisecond, Interrupt: true, MaxIterations: 5}, nil, reader)
-	r.start()
-	r.deliver(0, n, 60)
-	r.waitIdle()
-	read, unread := r.assertReadWasSeen()
-	if read != n || unread != 0 {
-		t.Errorf("%d read, %d unread of %d: want all read once idle", read, unread, n)
-	}
-	t.Logf("%d messages read over %d answered requests", read, len(r.model.answeredStates()))
+	synctest.Test(t, func(t *testing.T) {
+		const n, perMilli = floodSize, floodSize / 20
+		// A model that keeps reading never sends, so its wakes end on the cap
+		// unanswered; after two re-arms the periodic tick picks the channel up,
+		// as in production.
+		r := newSeenRig(t, scheduler.Config{Debounce: time.Millisecond, TickInterval: 10 * time.Millisecond, Interrupt: true, MaxIterations: 5}, nil, reader)
+		r.start()
+		pace := time.NewTicker(time.Millisecond)
+		defer pace.Stop()
+		for i := 0; i < n; i += perMilli {
+			r.deliver(i, min(perMilli, n-i), 60)
+			<-pace.C
+		}
+		r.waitIdle()
+		read, unread := r.assertReadWasSeen()
+		if read != n || unread != 0 {
+			t.Errorf("%d read, %d unread of %d: want all read once idle", read, unread, n)
+		}
+		t.Logf("%d messages read over %d answered requests", read, len(r.model.answeredStates()))
+	})
 }
 
 // TestReadMeansSeenAtStart: messages waiting when the bot starts, short or
@@ -310,20 +320,22 @@ func TestReadMeansSeenAtStart(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := newSeenRig(t, scheduler.Config{Debounce: time.Millisecond, TickInterval: 10 * time.Millisecond}, nil, reader)
-			r.ingest(tt.n, tt.size)
-			r.start()
-			r.waitIdle()
-			read, unread := r.assertReadWasSeen()
-			if read != tt.n || unread != 0 {
-				t.Errorf("%d read, %d unread of %d", read, unread, tt.n)
-			}
-			enc := tokens.New()
-			for i, c := range r.model.requests() {
-				if got := enc.Request(c.req.Messages); got > planner.DefaultMaxTokens {
-					t.Errorf("request %d of %d tokens, over the %d budget", i+1, got, planner.DefaultMaxTokens)
+			synctest.Test(t, func(t *testing.T) {
+				r := newSeenRig(t, scheduler.Config{Debounce: time.Millisecond, TickInterval: 10 * time.Millisecond}, nil, reader)
+				r.ingest(tt.n, tt.size)
+				r.start()
+				r.waitIdle()
+				read, unread := r.assertReadWasSeen()
+				if read != tt.n || unread != 0 {
+					t.Errorf("%d read, %d unread of %d", read, unread, tt.n)
 				}
-			}
+				enc := tokens.New()
+				for i, c := range r.model.requests() {
+					if got := enc.Request(c.req.Messages); got > planner.DefaultMaxTokens {
+						t.Errorf("request %d of %d tokens, over the %d budget", i+1, got, planner.DefaultMaxTokens)
+					}
+				}
+			})
 		})
 	}
 }
@@ -363,8 +375,12 @@ func TestUnansweredRequestLeavesMessagesUnread(t *testing.T) {
 				if n == 1 {
 					return `{"action":"read_unread_messages","channelId":"g1"}`, nil
 				}
-				<-ctx.Done()
-				return "", ctx.Err()
+				select {
+				case <-ctx.Done():
+					return "", ctx.Err()
+				case <-time.After(waitFor):
+					return "", errors.New("the call was never cancelled")
+				}
 			},
 			cancel:   true,
 			wantRead: 20,
@@ -383,31 +399,33 @@ func TestUnansweredRequestLeavesMessagesUnread(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := newSeenRig(t, scheduler.Config{MaxIterations: 2}, nil, tt.answer)
-			r.ingest(60, max(tt.size, 40))
-			ctx, cancel := context.WithCancel(context.Background())
-			defer cancel()
-			if tt.cancel {
-				go func() {
-					// Cancel once the second call is in flight.
-					for len(r.model.requests()) < 2 {
-						select {
-						case <-ctx.Done():
-							return
-						case <-time.After(time.Millisecond):
+			synctest.Test(t, func(t *testing.T) {
+				r := newSeenRig(t, scheduler.Config{MaxIterations: 2}, nil, tt.answer)
+				r.ingest(60, max(tt.size, 40))
+				ctx, cancel := context.WithCancel(context.Background())
+				defer cancel()
+				if tt.cancel {
+					go func() {
+						// Cancel once the second call is in flight.
+						for len(r.model.requests()) < 2 {
+							select {
+							case <-ctx.Done():
+								return
+							case <-time.After(time.Millisecond):
+							}
 						}
-					}
-					cancel()
-				}()
-			}
-			r.sched.Wake(ctx, seenChannel.ID, "message")
-			read, _ := r.assertReadWasSeen()
-			if tt.wantRead >= 0 && read != tt.wantRead {
-				t.Errorf("%d messages read, want %d", read, tt.wantRead)
-			}
-			if tt.wantRead < 0 && (read == 0 || read >= 60) {
-				t.Errorf("%d messages read: want those the two answered requests showed", read)
-			}
+						cancel()
+					}()
+				}
+				r.sched.Wake(ctx, seenChannel.ID, "message")
+				read, _ := r.assertReadWasSeen()
+				if tt.wantRead >= 0 && read != tt.wantRead {
+					t.Errorf("%d messages read, want %d", read, tt.wantRead)
+				}
+				if tt.wantRead < 0 && (read == 0 || read >= 60) {
+					t.Errorf("%d messages read: want those the two answered requests showed", read)
+				}
+			})
 		})
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"go.uber.org/goleak"
@@ -25,6 +26,10 @@ import (
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 // waitFor bounds every wait on a condition; reaching it is a failure.
+// Tests that run the loops do so in a synctest bubble, where the clock is
+// virtual: debounces and delays pass as soon as every goroutine waits, and
+// a wait that is never satisfied reaches this deadline at once instead of
+// hanging until the test binary's timeout.
 const waitFor = 10 * time.Second
 
 // model answers from a policy and reports every call.
@@ -129,6 +134,10 @@ func newHarness(t *testing.T, cfg scheduler.Config, m *model) *harness {
 	return h
 }
 
+// start runs the loops. A test that starts them runs inside
+// synctest.Test, so that its debounces and delays pass on the bubble's
+// virtual clock; newHarness is then called inside the bubble too, as the
+// store's and the scheduler's goroutines and channels must belong to it.
 func (h *harness) start() {
 	h.t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -175,6 +184,36 @@ func (h *harness) waitSent(n int) []state.Outgoing {
 	}
 }
 
+// waitTick returns the first recorded tick that ok accepts, skipping the
+// ticks before it.
+func (h *harness) waitTick(what string, ok func(state.Tick) bool) state.Tick {
+	h.t.Helper()
+	deadline := time.After(waitFor)
+	for {
+		select {
+		case tk := <-h.ticks:
+			if ok(tk) {
+				return tk
+			}
+		case <-deadline:
+			h.t.Fatalf("waited for a tick that %s, got none", what)
+		}
+	}
+}
+
+// await receives from ch within waitFor; what names the awaited event.
+func await[T any](t *testing.T, ch <-chan T, what string) T {
+	t.Helper()
+	select {
+	case v := <-ch:
+		return v
+	case <-time.After(waitFor):
+		t.Fatalf("waited for %s", what)
+		var zero T
+		return zero
+	}
+}
+
 func (h *harness) waitIdle() {
 	h.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), waitFor)
@@ -204,32 +243,34 @@ func lastAction(raw string) string {
 }
 
 func TestBurstIsReadTogether(t *testing.T) {
-	var once sync.Once
-	m := newModel(func(ctx context.Context, n int, req planner.Request) (string, error) {
-		sent := false
-		once.Do(func() { sent = true })
-		if sent {
-			return `{"action":"send_message","channelId":"c1","content":"hello both"}`, nil
+	synctest.Test(t, func(t *testing.T) {
+		var once sync.Once
+		m := newModel(func(ctx context.Context, n int, req planner.Request) (string, error) {
+			sent := false
+			once.Do(func() { sent = true })
+			if sent {
+				return `{"action":"send_message","channelId":"c1","content":"hello both"}`, nil
+			}
+			return `{"action":"continue"}`, nil
+		})
+		h := newHarness(t, scheduler.Config{Debounce: 100 * time.Millisecond}, m)
+		h.start()
+		h.say("first ping1")
+		h.say("second ping2")
+		h.say("third ping3")
+		h.waitSent(1)
+		h.waitIdle()
+		reqs := m.requests()
+		first := stateOf(reqs[0])
+		for _, s := range []string{"first ping1", "second ping2", "third ping3"} {
+			if !strings.Contains(first, s) {
+				t.Errorf("first request does not show %q:\n%s", s, first)
+			}
 		}
-		return `{"action":"continue"}`, nil
+		if len(reqs) != 1 {
+			t.Errorf("model called %d times, want 1 (the send ends the turn)", len(reqs))
+		}
 	})
-	h := newHarness(t, scheduler.Config{Debounce: 100 * time.Millisecond}, m)
-	h.start()
-	h.say("first ping1")
-	h.say("second ping2")
-	h.say("third ping3")
-	h.waitSent(1)
-	h.waitIdle()
-	reqs := m.requests()
-	first := stateOf(reqs[0])
-	for _, s := range []string{"first ping1", "second ping2", "third ping3"} {
-		if !strings.Contains(first, s) {
-			t.Errorf("first request does not show %q:\n%s", s, first)
-		}
-	}
-	if len(reqs) != 1 {
-		t.Errorf("model called %d times, want 1 (the send ends the turn)", len(reqs))
-	}
 }
 
 func TestSendAbortedByNewUnreadThenAnswered(t *testing.T) {
@@ -269,89 +310,95 @@ func TestSendAbortedByNewUnreadThenAnswered(t *testing.T) {
 }
 
 func TestInterruptReplansWithNewMessage(t *testing.T) {
-	release := make(chan struct{})
-	h := (*harness)(nil)
-	m := newModel(func(ctx context.Context, n int, req planner.Request) (string, error) {
-		switch n {
-		case 1:
-			h.say("second ping2")
-			<-ctx.Done() // the new message cancels this call
-			close(release)
-			return "", ctx.Err()
-		case 2:
-			return `{"action":"send_message","channelId":"c1","content":"both seen"}`, nil
+	synctest.Test(t, func(t *testing.T) {
+		release := make(chan struct{})
+		h := (*harness)(nil)
+		m := newModel(func(ctx context.Context, n int, req planner.Request) (string, error) {
+			switch n {
+			case 1:
+				h.say("second ping2")
+				select {
+				case <-ctx.Done(): // the new message cancels this call
+				case <-time.After(waitFor):
+					return "", errors.New("the new message did not cancel the call")
+				}
+				close(release)
+				return "", ctx.Err()
+			case 2:
+				return `{"action":"send_message","channelId":"c1","content":"both seen"}`, nil
+			}
+			return `{"action":"continue"}`, nil
+		})
+		h = newHarness(t, scheduler.Config{Interrupt: true}, m)
+		h.say("first ping1")
+		rep := h.sched.Wake(context.Background(), "c1", "message")
+		select {
+		case <-release:
+		default:
+			t.Fatal("the in-flight call was not cancelled")
 		}
-		return `{"action":"continue"}`, nil
+		reqs := m.requests()
+		if len(reqs) < 2 {
+			t.Fatalf("no re-plan: %d calls, report %+v", len(reqs), rep)
+		}
+		second := stateOf(reqs[1])
+		if !strings.Contains(second, "first ping1") || !strings.Contains(second, "second ping2") {
+			t.Errorf("re-planned request does not deliver both messages:\n%s", second)
+		}
+		if len(h.sender.sent) != 1 {
+			t.Errorf("sent %d, want 1", len(h.sender.sent))
+		}
 	})
-	h = newHarness(t, scheduler.Config{Interrupt: true}, m)
-	h.say("first ping1")
-	rep := h.sched.Wake(context.Background(), "c1", "message")
-	select {
-	case <-release:
-	default:
-		t.Fatal("the in-flight call was not cancelled")
-	}
-	reqs := m.requests()
-	if len(reqs) < 2 {
-		t.Fatalf("no re-plan: %d calls, report %+v", len(reqs), rep)
-	}
-	second := stateOf(reqs[1])
-	if !strings.Contains(second, "first ping1") || !strings.Contains(second, "second ping2") {
-		t.Errorf("re-planned request does not deliver both messages:\n%s", second)
-	}
-	if len(h.sender.sent) != 1 {
-		t.Errorf("sent %d, want 1", len(h.sender.sent))
-	}
 }
 
 func TestCapRearmsUnansweredWake(t *testing.T) {
-	m := newModel(func(ctx context.Context, n int, req planner.Request) (string, error) {
-		if n <= 2 {
-			return `{"action":"list_channels"}`, nil
+	synctest.Test(t, func(t *testing.T) {
+		m := newModel(func(ctx context.Context, n int, req planner.Request) (string, error) {
+			if n <= 2 {
+				return `{"action":"list_channels"}`, nil
+			}
+			if n == 3 {
+				return `{"action":"send_message","channelId":"c1","content":"finally"}`, nil
+			}
+			return `{"action":"continue"}`, nil
+		})
+		h := newHarness(t, scheduler.Config{MaxIterations: 2, Debounce: 10 * time.Millisecond}, m)
+		h.start()
+		h.say("hello ping1")
+		h.waitSent(1)
+		h.waitIdle()
+		var triggers []string
+		for len(h.ticks) > 0 {
+			triggers = append(triggers, (<-h.ticks).Trigger)
 		}
-		if n == 3 {
-			return `{"action":"send_message","channelId":"c1","content":"finally"}`, nil
+		if len(triggers) < 3 || triggers[2] != "rearm" {
+			t.Errorf("triggers = %v, want the third tick to come from a re-arm", triggers)
 		}
-		return `{"action":"continue"}`, nil
 	})
-	h := newHarness(t, scheduler.Config{MaxIterations: 2, Debounce: 10 * time.Millisecond}, m)
-	h.start()
-	h.say("hello ping1")
-	h.waitSent(1)
-	h.waitIdle()
-	var triggers []string
-	for len(h.ticks) > 0 {
-		triggers = append(triggers, (<-h.ticks).Trigger)
-	}
-	if len(triggers) < 3 || triggers[2] != "rearm" {
-		t.Errorf("triggers = %v, want the third tick to come from a re-arm", triggers)
-	}
 }
 
 func TestSleepWokenEarlyByMessage(t *testing.T) {
-	m := newModel(func(ctx context.Context, n int, req planner.Request) (string, error) {
-		if n == 1 {
-			return `{"action":"sleep","duration":600000}`, nil
+	synctest.Test(t, func(t *testing.T) {
+		m := newModel(func(ctx context.Context, n int, req planner.Request) (string, error) {
+			if n == 1 {
+				return `{"action":"sleep","duration":600000}`, nil
+			}
+			if strings.Contains(stateOf(req), "wake ping2") && !strings.Contains(stateOf(req), "sent to") {
+				return `{"action":"send_message","channelId":"c1","content":"awake"}`, nil
+			}
+			return `{"action":"continue"}`, nil
+		})
+		h := newHarness(t, scheduler.Config{Debounce: 10 * time.Millisecond}, m)
+		h.start()
+		h.say("sleepy ping1")
+		// The sleep is recorded before the next message arrives.
+		h.waitTick("records a sleep", func(tk state.Tick) bool { return lastAction(string(tk.Action)) == "sleep" })
+		h.say("wake ping2")
+		sent := h.waitSent(1)
+		if sent[0].Content != "awake" {
+			t.Errorf("sent %q", sent[0].Content)
 		}
-		if strings.Contains(stateOf(req), "wake ping2") && !strings.Contains(stateOf(req), "sent to") {
-			return `{"action":"send_message","channelId":"c1","content":"awake"}`, nil
-		}
-		return `{"action":"continue"}`, nil
 	})
-	h := newHarness(t, scheduler.Config{Debounce: 10 * time.Millisecond}, m)
-	h.start()
-	h.say("sleepy ping1")
-	// The sleep is recorded before the next message arrives.
-	for tk := range h.ticks {
-		if lastAction(string(tk.Action)) == "sleep" {
-			break
-		}
-	}
-	h.say("wake ping2")
-	sent := h.waitSent(1)
-	if sent[0].Content != "awake" {
-		t.Errorf("sent %q", sent[0].Content)
-	}
 }
 
 func TestPeriodicTickSkipsIdleChannels(t *testing.T) {
@@ -432,42 +479,50 @@ func TestPermanentModelErrorIsFatal(t *testing.T) {
 }
 
 func TestShutdownCancelsInflightTick(t *testing.T) {
-	started := make(chan struct{})
-	m := newModel(func(ctx context.Context, n int, req planner.Request) (string, error) {
-		close(started)
-		<-ctx.Done()
-		return "", ctx.Err()
+	synctest.Test(t, func(t *testing.T) {
+		started := make(chan struct{})
+		m := newModel(func(ctx context.Context, n int, req planner.Request) (string, error) {
+			close(started)
+			select {
+			case <-ctx.Done():
+				return "", ctx.Err()
+			case <-time.After(waitFor):
+				return "", errors.New("shutdown did not cancel the call")
+			}
+		})
+		h := newHarness(t, scheduler.Config{Debounce: time.Millisecond}, m)
+		ctx, cancel := context.WithCancel(context.Background())
+		if err := h.sched.Start(ctx); err != nil {
+			t.Fatal(err)
+		}
+		h.say("hello")
+		await(t, started, "the model call")
+		cancel()
+		cctx, done := context.WithTimeout(context.Background(), waitFor)
+		defer done()
+		if err := h.sched.Close(cctx); err != nil {
+			t.Fatal(err)
+		}
+		if err := h.sched.Deliver(context.Background(), state.Channel{ID: "c1", Platform: "console"},
+			state.Message{ChannelID: "c1", PlatformID: "late", SenderName: "ann", Content: "x", Time: time.Now()}); err == nil {
+			t.Error("deliver after close was accepted")
+		}
 	})
-	h := newHarness(t, scheduler.Config{Debounce: time.Millisecond}, m)
-	ctx, cancel := context.WithCancel(context.Background())
-	if err := h.sched.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	h.say("hello")
-	<-started
-	cancel()
-	cctx, done := context.WithTimeout(context.Background(), waitFor)
-	defer done()
-	if err := h.sched.Close(cctx); err != nil {
-		t.Fatal(err)
-	}
-	if err := h.sched.Deliver(context.Background(), state.Channel{ID: "c1", Platform: "console"},
-		state.Message{ChannelID: "c1", PlatformID: "late", SenderName: "ann", Content: "x", Time: time.Now()}); err == nil {
-		t.Error("deliver after close was accepted")
-	}
 }
 
 func TestRestartResumesUnread(t *testing.T) {
-	m := newModel(echo)
-	h := newHarness(t, scheduler.Config{Debounce: time.Millisecond}, m)
-	// Stored before the scheduler runs, as after a crash.
-	h.say("left over ping7")
-	h.start()
-	sent := h.waitSent(1)
-	if sent[0].Content != "pong 7" {
-		t.Errorf("sent %q", sent[0].Content)
-	}
-	h.waitIdle()
+	synctest.Test(t, func(t *testing.T) {
+		m := newModel(echo)
+		h := newHarness(t, scheduler.Config{Debounce: time.Millisecond}, m)
+		// Stored before the scheduler runs, as after a crash.
+		h.say("left over ping7")
+		h.start()
+		sent := h.waitSent(1)
+		if sent[0].Content != "pong 7" {
+			t.Errorf("sent %q", sent[0].Content)
+		}
+		h.waitIdle()
+	})
 }
 
 func TestDeliverRejectsBadInput(t *testing.T) {
@@ -482,28 +537,30 @@ func TestDeliverRejectsBadInput(t *testing.T) {
 // allowed tick, whose answer then fails to parse, is still answered: the
 // re-arm is not displaced by the wake that message scheduled.
 func TestRearmAfterLateMessageOnLastTick(t *testing.T) {
-	var h *harness
-	m := newModel(func(ctx context.Context, n int, req planner.Request) (string, error) {
-		switch n {
-		case 1:
-			h.say("late ping2")
-			return `{"action":"send_message","channelId":"c1","content":"pong 1"}`, nil
-		case 2:
-			return "Sure, let me think about that for a while.", nil
-		case 3:
-			return `{"action":"send_message","channelId":"c1","content":"pong 2"}`, nil
+	synctest.Test(t, func(t *testing.T) {
+		var h *harness
+		m := newModel(func(ctx context.Context, n int, req planner.Request) (string, error) {
+			switch n {
+			case 1:
+				h.say("late ping2")
+				return `{"action":"send_message","channelId":"c1","content":"pong 1"}`, nil
+			case 2:
+				return "Sure, let me think about that for a while.", nil
+			case 3:
+				return `{"action":"send_message","channelId":"c1","content":"pong 2"}`, nil
+			}
+			return `{"action":"continue"}`, nil
+		})
+		h = newHarness(t, scheduler.Config{MaxIterations: 2, Debounce: time.Millisecond}, m)
+		h.start()
+		h.say("early ping1")
+		// The first send is aborted by the late message.
+		sent := h.waitSent(1)
+		if sent[0].Content != "pong 2" {
+			t.Errorf("sent %+v", sent)
 		}
-		return `{"action":"continue"}`, nil
+		h.waitIdle()
 	})
-	h = newHarness(t, scheduler.Config{MaxIterations: 2, Debounce: time.Millisecond}, m)
-	h.start()
-	h.say("early ping1")
-	// The first send is aborted by the late message.
-	sent := h.waitSent(1)
-	if sent[0].Content != "pong 2" {
-		t.Errorf("sent %+v", sent)
-	}
-	h.waitIdle()
 }
 
 // Messages shown by a tick whose answer did not parse are shown as new
