@@ -273,4 +273,3 @@ func checkNotes(t *testing.T, s state.Store, want []state.Note) {
 	}
 	equal(t, "notes", normNotes(ns), normNotes(want))
 }
-
