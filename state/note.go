@@ -271,3 +271,32 @@ func SortNotes(notes []Note) {
 	}
 	sort.SliceStable(notes, func(i, j int) bool { return less(notes[i], notes[j]) })
 }
+
+// ViewOf returns the view of notes a channel has, given its recent
+// messages (the history window and what is new, in any order): in a
+// direct chat, every note about the person who writes there (the newest
+// sender other than the bot); in a group, the shareable notes about the
+// people who wrote in msgs.
+func ViewOf(ch Channel, msgs []Message) NoteView {
+	v := NoteView{Channel: ch.ID}
+	if !ch.Group {
+		var newest Message
+		for _, m := range msgs {
+			if !m.Self && m.SenderID != "" && (newest.SenderID == "" || m.ID > newest.ID) {
+				newest = m
+			}
+		}
+		v.Person = newest.SenderID
+		return v
+	}
+	seen := map[string]bool{}
+	for _, m := range msgs {
+		if m.Self || m.SenderID == "" || seen[m.SenderID] {
+			continue
+		}
+		seen[m.SenderID] = true
+		v.Shared = append(v.Shared, m.SenderID)
+	}
+	sort.Strings(v.Shared)
+	return v
+}
