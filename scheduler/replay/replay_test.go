@@ -80,7 +80,7 @@ func opener(t testing.TB, promptsDir string) replay.Opener {
 			HistoryLimit: st.History, BotName: bot, Language: st.Language, SendUser: st.SendUser, Now: w.Now,
 			Turn: w.Header.TurnSemantics(),
 		}, scheduler.Deps{
-			Store: store, Prompter: planner.NewBuilder(src, reg, planner.BuilderOptions{HistoryLimit: st.History}),
+			Store: store, Prompter: planner.NewBuilder(src, reg, planner.BuilderOptions{HistoryLimit: st.History, Notes: store}),
 			Model: w.Model, Parser: parse.New(reg), Dispatcher: reg, OnTick: w.OnTick, Logger: log,
 		})
 		if err != nil {
