@@ -84,4 +84,7 @@ type Result struct {
 	// for the channel while the model was deciding or messages the wake
 	// delivered are still unanswered.
 	EndsTurn bool
+	// Notes are the memory notes the action wrote; the scheduler records
+	// the tick that wrote them once the tick is stored.
+	Notes []int64
 }

@@ -12,12 +12,12 @@ const (
 
 // SendMessage sends a message to a channel.
 type SendMessage struct {
-	ChannelID string `json:"channelId" jsonschema:"minLength=1,description=Id of the channel to send to; the current channel or another one listed in the state."`
-	Content   string `json:"content" jsonschema:"description=Text of the message as it should appear in the chat."`
-	ReplyTo   string `json:"replyTo,omitempty" jsonschema:"description=Optional id of the message this one replies to."`
+	ChannelID string `json:"channelId" jsonschema:"minLength=1,description=This channel or another listed in the state."`
+	Content   string `json:"content" jsonschema:"description=The message as it should appear."`
+	ReplyTo   string `json:"replyTo,omitempty" jsonschema:"description=Id of the message replied to."`
 	// Then says what follows a send that goes out: ThenEnd (the default
 	// when absent) ends the turn, ThenNext asks for another call.
-	Then string `json:"then,omitempty" jsonschema:"enum=next,enum=end" jsonschema_description:"\"next\" to act again after the send; \"end\" (the default) ends your turn."`
+	Then string `json:"then,omitempty" jsonschema:"enum=next,enum=end" jsonschema_description:"\"next\" to act again after it."`
 }
 
 // Values of SendMessage.Then.
@@ -35,7 +35,7 @@ type ReadUnreadMessages struct {
 
 // Sleep suspends the channel's loop; a new message ends it early.
 type Sleep struct {
-	Duration *int64 `json:"duration,omitempty" jsonschema:"minimum=0,description=How long to sleep in milliseconds; the runtime bounds it."`
+	Duration *int64 `json:"duration,omitempty" jsonschema:"minimum=0,description=Milliseconds; the runtime bounds it."`
 }
 
 // Continue ends the current wake: nothing more to do until something happens.

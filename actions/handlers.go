@@ -73,6 +73,11 @@ type HandlerDeps struct {
 	// whose budget it shares. At least one message is returned, cut to fit.
 	ReadTokens int
 	Now        func() time.Time
+	// Notes keeps the memory notes; nil uses Store when it keeps them too.
+	Notes NoteStore
+	// NoteLimits returns the caps of a note scope (default
+	// state.DefaultNoteLimits).
+	NoteLimits func(state.NoteScope) state.NoteLimits
 	// Logger reports what the model cannot act on, such as a delivered
 	// message that could not be stored in the history (default: no logs).
 	Logger *zap.Logger
@@ -112,6 +117,8 @@ func NewHandlers(deps HandlerDeps) Handlers {
 		Continue:     HandlerFunc(h.cont),
 		Break:        HandlerFunc(h.brk),
 		ListChannels: HandlerFunc(h.list),
+		Remember:     HandlerFunc(h.remember),
+		Forget:       HandlerFunc(h.forget),
 	}
 }
 

@@ -13,8 +13,8 @@ func TestCatalogSchemas(t *testing.T) {
 		t.Fatal(err)
 	}
 	cat := r.Catalog()
-	if len(cat) != 6 {
-		t.Fatalf("catalog has %d entries, want 6", len(cat))
+	if len(cat) != 8 {
+		t.Fatalf("catalog has %d entries, want 8", len(cat))
 	}
 	for _, e := range cat {
 		if strings.Contains(string(e.Schema), "$ref") {
@@ -52,6 +52,10 @@ func TestDecodeAndMarshal(t *testing.T) {
 		{name: "sleep empty", action: "sleep", params: `{}`, want: `{"action":"sleep"}`},
 		{name: "sleep", action: "sleep", params: `{"duration":3000}`, want: `{"action":"sleep","duration":3000}`},
 		{name: "sleep negative", action: "sleep", params: `{"duration":-1}`, errPart: "duration"},
+		{name: "remember", action: "remember", params: `{"scope":"user","content":"likes tea","shareable":true}`, want: `{"action":"remember","scope":"user","content":"likes tea","shareable":true}`},
+		{name: "remember unknown scope", action: "remember", params: `{"scope":"planet","content":"x"}`, errPart: "scope"},
+		{name: "remember empty", action: "remember", params: `{"scope":"global","content":""}`, errPart: "content"},
+		{name: "forget", action: "forget", params: `{"id":"7"}`, want: `{"action":"forget","id":"7"}`},
 		{name: "unknown", action: "dance", params: `{}`, errPart: "known actions are break, continue"},
 	}
 	for _, tt := range tests {

@@ -4,23 +4,28 @@ package actions
 // handler leaves the action describable and parseable but not runnable.
 type Handlers struct {
 	SendMessage, ReadUnread, Sleep, Continue, Break, ListChannels Handler
+	Remember, Forget                                              Handler
 }
 
 // BuiltinSpecs returns the built-in actions bound to h, in catalog order.
 func BuiltinSpecs(h Handlers) []Spec {
 	return []Spec{
 		{Name: NameSendMessage, Params: SendMessage{}, Handler: h.SendMessage,
-			Description: "Send one message to a channel; it ends your turn. Read new messages first; never send twice in a row without new input."},
+			Description: "Send one message to a channel; it ends your turn."},
 		{Name: NameReadUnread, Params: ReadUnreadMessages{}, Handler: h.ReadUnread,
-			Description: "Read the messages of a channel that are still unread (beyond those shown in the state, or another channel's)."},
+			Description: "Read a channel's unread messages not shown in the state."},
 		{Name: NameSleep, Params: Sleep{}, Handler: h.Sleep,
 			Description: "Pause this channel for a while; a new message wakes it early."},
 		{Name: NameContinue, Params: Continue{}, Handler: h.Continue,
-			Description: "End this turn and wait for something new to happen. Use it when nothing needs a reply."},
+			Description: "End this turn: nothing needs a reply."},
 		{Name: NameBreak, Params: Break{}, Handler: h.Break,
-			Description: "End this turn and forget the action history of this channel, starting fresh."},
+			Description: "End this turn and clear this channel's action history."},
 		{Name: NameListChannels, Params: ListChannels{}, Handler: h.ListChannels,
 			Description: "List the channels you have seen, with their titles and unread counts."},
+		{Name: NameRemember, Params: Remember{}, Handler: h.Remember,
+			Description: "Keep a lasting fact or preference past the history, never secrets or credentials."},
+		{Name: NameForget, Params: Forget{}, Handler: h.Forget,
+			Description: "Delete a note that is no longer true."},
 	}
 }
 

@@ -68,6 +68,9 @@ type Input struct {
 	// Notice is a line of the runtime for this tick's state message (a
 	// token budget in fallback), or "".
 	Notice string
+	// Notes, when not nil, are the memory notes the channel may see;
+	// otherwise Build asks BuilderOptions.Notes.
+	Notes []state.Note
 }
 
 // Prompt is one assembled request.
@@ -130,6 +133,9 @@ type BuilderOptions struct {
 	// Sections are extra computed sections (memory, for example) joined to
 	// the registry with the built-in ones.
 	Sections []Section
+	// Notes, when set, gives the memory section the notes each channel
+	// may see.
+	Notes NoteSource
 	// MaxTokens bounds the whole request, estimated with the o200k
 	// encoding (default 8000). The history window gives way first, oldest
 	// messages first in blocks; new messages beyond a quarter of it wait
@@ -183,6 +189,11 @@ func (b *Builder) Build(ctx context.Context, in Input) (Prompt, error) {
 	}
 	set := b.src.Current()
 	data := b.staticData(set, in)
+	mem, err := b.memory(ctx, in)
+	if err != nil {
+		return Prompt{}, fmt.Errorf("build prompt for %q: %w", in.Channel.ID, err)
+	}
+	data.Memory = mem
 	system, infos, err := b.system(set, in.Channel.ID, data, in.Now)
 	if err != nil {
 		return Prompt{}, fmt.Errorf("build prompt for %q: %w", in.Channel.ID, err)

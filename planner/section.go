@@ -199,6 +199,8 @@ func factsKey(d prompts.Data) string {
 		b.WriteString(m)
 		b.WriteByte(1)
 	}
+	b.WriteByte(2)
+	b.WriteString(memoryKey(d.Memory))
 	return b.String()
 }
 

@@ -34,7 +34,7 @@ func TestComputedAndVolatileSections(t *testing.T) {
 		t.Fatal(err)
 	}
 	calls := 0
-	memory := Section{Name: "memory", Order: 210, Render: func(d prompts.Data) (string, error) {
+	memory := Section{Name: "pier", Order: 210, Render: func(d prompts.Data) (string, error) {
 		calls++
 		return "Notes about " + prompts.Quote(d.Channel.Title) + ": they meet at the pier.", nil
 	}}
@@ -47,7 +47,7 @@ func TestComputedAndVolatileSections(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := strings.Join(sectionNames(first), ",")
-	want := "persona,protocol,catalog,runtime,memory,context,group,language,platform-satori,clock"
+	want := "persona,protocol,catalog,runtime,pier,context,group,language,platform-satori,clock"
 	if got != want {
 		t.Errorf("sections = %s\nwant       %s", got, want)
 	}
@@ -64,9 +64,9 @@ func TestComputedAndVolatileSections(t *testing.T) {
 			if s.Cache != "volatile" || s.Reason != "shows the hour" {
 				t.Errorf("clock info = %+v", s)
 			}
-		case "memory":
+		case "pier":
 			if s.Source != "computed" || s.Cache != "static" {
-				t.Errorf("memory info = %+v", s)
+				t.Errorf("pier info = %+v", s)
 			}
 		}
 	}

@@ -53,6 +53,10 @@ type Data struct {
 	// Notice is a line from the runtime for this tick (state message
 	// only), such as a token budget nearly used up; "" when none.
 	Notice string
+	// Memory are the notes this channel may see, in a stable order; they
+	// change only when a visible note does, so the system message stays
+	// byte-identical between changes.
+	Memory []Note
 	// Now is the server time in the configured zone (state message and
 	// volatile sections only; zero in static sections).
 	Now time.Time
@@ -78,6 +82,18 @@ type Channel struct {
 	Title   string
 	Group   bool
 	Members []string
+}
+
+// Note is one memory note as the memory section shows it. About and
+// Text are data: render them with quote.
+type Note struct {
+	ID string
+	// Scope is "user", "channel" or "global".
+	Scope string
+	// About is the person a user note is about, by name (or id).
+	About     string
+	Text      string
+	Shareable bool
 }
 
 // Message is one chat message as the state message shows it. Sender and
@@ -224,6 +240,10 @@ func SampleData(platform string, group bool) Data {
 		Unread:    Unread{Total: 2, Channels: []UnreadChannel{{ID: "1001", Title: "sample chat", Count: 1, Current: true}, {ID: "1002", Count: 1}}},
 		Remaining: 1,
 		Language:  "English",
+		Memory: []Note{
+			{ID: "1", Scope: "global", Text: "the harbour opens at six"},
+			{ID: "2", Scope: "user", About: "Ada", Text: "Ada is vegetarian", Shareable: group},
+		},
 	}
 	return d
 }

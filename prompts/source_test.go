@@ -209,12 +209,12 @@ func TestWatchKeepsLastGoodSet(t *testing.T) {
 	}
 
 	// A new file adds a section; removing it takes it away again.
-	writeFile(t, dir, "memory.md", "---\nsection: memory\norder: 210\n---\nnotes\n")
-	waitFor(t, s, "the new section", func() bool { return s.Current().Lookup("memory") != nil })
-	if err := os.Remove(filepath.Join(dir, "memory.md")); err != nil {
+	writeFile(t, dir, "tides.md", "---\nsection: tides\norder: 210\n---\nhigh water at six\n")
+	waitFor(t, s, "the new section", func() bool { return s.Current().Lookup("tides") != nil })
+	if err := os.Remove(filepath.Join(dir, "tides.md")); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, s, "the removed section", func() bool { return s.Current().Lookup("memory") == nil })
+	waitFor(t, s, "the removed section", func() bool { return s.Current().Lookup("tides") == nil })
 }
 
 func TestWatchWithoutDirReturnsOnCancel(t *testing.T) {

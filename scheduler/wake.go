@@ -345,7 +345,14 @@ func (l *loop) tick(ctx context.Context, w *wakeState) tickOutcome {
 			s.log.Error("trim action history", zap.String("channel", l.id), zap.Error(err))
 		}
 	}
-	s.record(bg, rec)
+	tickID := s.record(bg, rec)
+	if len(out.res.Notes) > 0 && tickID > 0 {
+		if nt, ok := s.deps.Store.(noteTicker); ok {
+			if err := nt.SetNoteTick(bg, out.res.Notes, tickID); err != nil {
+				s.log.Error("record the tick that wrote notes", zap.String("channel", l.id), zap.Error(err))
+			}
+		}
+	}
 	return out
 }
 
@@ -364,6 +371,12 @@ func (s *Scheduler) cost(req planner.Request, resp planner.Response, err error) 
 		n += s.estimate(m.Content)
 	}
 	return int64(n)
+}
+
+// noteTicker is the optional ability of a store to record which tick
+// wrote a memory note.
+type noteTicker interface {
+	SetNoteTick(ctx context.Context, ids []int64, tick int64) error
 }
 
 // complete calls the model under the concurrency limit. A message arriving
@@ -406,13 +419,16 @@ func (s *Scheduler) complete(ctx context.Context, l *loop, w *wakeState, req pla
 	return resp, false, err
 }
 
-func (s *Scheduler) record(ctx context.Context, rec state.Tick) {
-	if _, err := s.deps.Store.AddTick(ctx, rec); err != nil {
+// record stores a tick record and returns its id (0 when it could not be stored).
+func (s *Scheduler) record(ctx context.Context, rec state.Tick) int64 {
+	id, err := s.deps.Store.AddTick(ctx, rec)
+	if err != nil {
 		s.log.Error("record tick", zap.String("channel", rec.ChannelID), zap.Error(err))
 	}
 	if s.deps.OnTick != nil {
 		s.deps.OnTick(rec)
 	}
+	return id
 }
 
 // request gathers the tick's input, reads the watermark and builds the

@@ -107,6 +107,9 @@ type Store interface {
 	// than UpdateRetention are dropped.
 	MarkUpdate(ctx context.Context, key string) error
 
+	// NoteStore keeps the memory notes.
+	NoteStore
+
 	// Close releases the store.
 	Close() error
 }

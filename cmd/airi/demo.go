@@ -120,7 +120,11 @@ func (d *demoPrinter) tick(n int, t state.Tick) {
 	if len(t.Effects) > 0 {
 		var effects []actions.Effect
 		if json.Unmarshal(t.Effects, &effects) == nil {
-			d.sent += len(effects)
+			for _, e := range effects {
+				if e.Kind == "send" {
+					d.sent++
+				}
+			}
 		}
 	}
 }

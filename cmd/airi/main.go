@@ -41,6 +41,8 @@ Usage:
   airi replay FILE...        replay recorded sessions and report differences
   airi eval FILE...          score labelled sessions against the configured model
   airi ticks export          export recorded ticks as JSONL
+  airi memory list|show|delete|export|import   the bot's memory notes
+  airi forget --user ID      delete a person's notes and messages everywhere
   airi migrate               apply pending database migrations
   airi version               print the version
 
@@ -90,6 +92,10 @@ func (a *app) run(ctx context.Context, args []string) int {
 		return a.cmdTicksExport(ctx, rest[1:])
 	case "migrate":
 		return a.cmdMigrate(ctx, rest)
+	case "memory":
+		return a.cmdMemory(ctx, rest)
+	case "forget":
+		return a.cmdForget(ctx, rest)
 	case "version", "--version", "-v":
 		fmt.Fprintln(a.stdout, "airi", version)
 		return exitOK

@@ -387,6 +387,33 @@ func sessionScripts() []sessionScript {
 			},
 		},
 		{
+			file: "memory.jsonl", start: day.Add(6 * time.Hour), firstID: 600,
+			channel: state.Channel{ID: "512345678", Platform: "telegram", Title: "Ada"},
+			steps: []scriptStep{
+				// A fact worth keeping: remembered, then the reply.
+				{answer: `{"action":"remember","scope":"user","content":"Ada is vegetarian: no fish suppers"}`, latency: millis(1100)},
+				{answer: sendAnswer("512345678", "noted. no fish suppers, then."), latency: millis(1200)},
+				{answer: `{"action":"remember","scope":"user","content":"Ada's cat is called Biscuit","shareable":true}`, latency: millis(900)},
+				{answer: sendAnswer("512345678", "Biscuit. a proper harbour-cat name."), latency: millis(1000)},
+				// The fact changed: the note is rewritten by its id.
+				{answer: `{"action":"remember","scope":"user","content":"Ada is vegan: no fish, no dairy","id":"1"}`, latency: millis(1000)},
+				{answer: sendAnswer("512345678", "vegan, logged. oat milk in the tea from now on."), latency: millis(1300)},
+				// Asked to forget: the note goes.
+				{answer: `{"action":"forget","id":"2"}`, latency: millis(700)},
+				{answer: sendAnswer("512345678", "gone. who's Biscuit?"), latency: millis(900)},
+			},
+			play: func(r *recording) {
+				r.say(scriptLine{from: "Ada", text: "juni, for your logbook: I'm vegetarian, so no fish suppers for me"})
+				r.wake("message")
+				r.say(scriptLine{after: time.Minute, from: "Ada", text: "and my cat is called Biscuit, tell anyone you like"})
+				r.wake("message")
+				r.say(scriptLine{after: 10 * time.Minute, from: "Ada", text: "update: I'm vegan now"})
+				r.wake("message")
+				r.say(scriptLine{after: 2 * time.Minute, from: "Ada", text: "actually, forget the cat thing"})
+				r.wake("message")
+			},
+		},
+		{
 			file: "outages.jsonl", turn: scheduler.TurnContinue, start: day.Add(5 * time.Hour), firstID: 900,
 			channel:    state.Channel{ID: "88231", Platform: "satori", Group: true, Title: "harbour radio club"},
 			sendErrors: []error{errors.New("satori: message.create: 502 Bad Gateway")},

@@ -231,7 +231,7 @@ func openRuntime(ctx context.Context, cfg config, log *zap.Logger, opt runtimeOp
 	if err != nil {
 		return nil, fmt.Errorf("register actions: %w", err)
 	}
-	rt.builder = planner.NewBuilder(rt.prompts, rt.reg, planner.BuilderOptions{HistoryLimit: cfg.History, MaxTokens: cfg.PromptMaxTokens})
+	rt.builder = planner.NewBuilder(rt.prompts, rt.reg, planner.BuilderOptions{HistoryLimit: cfg.History, MaxTokens: cfg.PromptMaxTokens, Notes: rt.store})
 	policy := attentionPolicy(cfg.Attention, rt.botName)
 	var (
 		bud   scheduler.Budget

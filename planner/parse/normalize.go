@@ -224,6 +224,8 @@ func (p *Parser) fromObject(v jval, r *run, depth int) (actions.Action, bool, *E
 		wrapper   *jval
 		nested    *jval
 		flatCount int
+		// ignored: a key such as "id" that is a parameter of some actions.
+		ignored bool
 	)
 	for i := range v.obj {
 		m := &v.obj[i]
@@ -270,6 +272,8 @@ func (p *Parser) fromObject(v jval, r *run, depth int) (actions.Action, bool, *E
 			}
 		case roleParam:
 			flatCount++
+		case roleIgnore:
+			ignored = true
 		}
 	}
 	switch {
@@ -343,7 +347,7 @@ func (p *Parser) fromObject(v jval, r *run, depth int) (actions.Action, bool, *E
 		params = p.unwrapParams(name, params, r, depth)
 	}
 	var flat []jmember
-	if flatCount > 0 {
+	if flatCount > 0 || ignored {
 		flat = v.obj // build skips the envelope's own keys
 	}
 	act, perr := p.build(name, params, flat, r)

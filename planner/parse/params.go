@@ -36,7 +36,7 @@ func (p *Parser) build(name string, wrapped, flat []jmember, r *run) (actions.Ac
 	}
 	for g, group := range [2][]jmember{wrapped, flat} {
 		for _, m := range group {
-			if g == 1 && roleOf(m.key) != roleParam {
+			if g == 1 && !info.flatParam(m.key) {
 				continue
 			}
 			idx, unit, prio := info.lookupKey(m.key)
@@ -127,6 +127,24 @@ func (s *slot) value() any {
 
 // lookupKey maps a key to a field: the exact JSON name first, then any
 // casing or separator, then a known other spelling.
+// flatParam reports whether a key beside the action's name is one of its
+// parameters: a key that names no parameter in general, or one that
+// usually does not (an "id" beside a tool call's name) when the action
+// has a parameter of exactly that name (forget's "id").
+func (info *actionInfo) flatParam(key string) bool {
+	switch roleOf(key) {
+	case roleParam:
+		return true
+	case roleIgnore:
+		for _, f := range info.fields {
+			if f.Name == key {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 func (info *actionInfo) lookupKey(key string) (idx int, unit int64, prio int) {
 	for i, f := range info.fields {
 		if f.Name == key {

@@ -289,7 +289,7 @@ func TestSchemaCheckMatchesValidator(t *testing.T) {
 				m := map[string]any{}
 				for j, g := range info.fields {
 					if g.Required && j != i {
-						m[g.Name] = "1"
+						m[g.Name] = validSample(t, p, name, g.Name)
 					}
 				}
 				m[f.Name] = s.value()
@@ -300,6 +300,29 @@ func TestSchemaCheckMatchesValidator(t *testing.T) {
 			}
 		}
 	}
+}
+
+// validSample returns a value the schema accepts for a required field:
+// the first of its enum, or "1".
+func validSample(t *testing.T, p *Parser, action, field string) any {
+	t.Helper()
+	for _, e := range p.reg.Catalog() {
+		if e.Name != action {
+			continue
+		}
+		var sch struct {
+			Properties map[string]struct {
+				Enum []any `json:"enum"`
+			} `json:"properties"`
+		}
+		if err := json.Unmarshal(e.Schema, &sch); err != nil {
+			t.Fatal(err)
+		}
+		if en := sch.Properties[field].Enum; len(en) > 0 {
+			return en[0]
+		}
+	}
+	return "1"
 }
 
 // TestSchemaCheckFallsBack makes sure an action whose schema uses keywords

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -80,7 +81,7 @@ func opener(t testing.TB, promptsDir string) replay.Opener {
 			HistoryLimit: st.History, BotName: bot, Language: st.Language, SendUser: st.SendUser, Now: w.Now,
 			Turn: w.Header.TurnSemantics(),
 		}, scheduler.Deps{
-			Store: store, Prompter: planner.NewBuilder(src, reg, planner.BuilderOptions{HistoryLimit: st.History}),
+			Store: store, Prompter: planner.NewBuilder(src, reg, planner.BuilderOptions{HistoryLimit: st.History, Notes: store}),
 			Model: w.Model, Parser: parse.New(reg), Dispatcher: reg, OnTick: w.OnTick, Logger: log,
 		})
 		if err != nil {
@@ -469,5 +470,58 @@ func TestExpectationsIgnoredByReplay(t *testing.T) {
 				t.Errorf("with labels %d ticks, %d prompt changes; without %d, %d", got.Replayed, len(got.Prompts), plain.Replayed, len(plain.Prompts))
 			}
 		})
+	}
+}
+
+// notesAtClose is a runtime that keeps the notes its store held when the
+// replay closed it.
+type notesAtClose struct {
+	replay.Runtime
+	store *sqlite.Store
+	notes *[]state.Note
+}
+
+func (r notesAtClose) Close() error {
+	ns, err := r.store.Notes(context.Background(), state.NoteFilter{})
+	if err == nil {
+		*r.notes = ns
+	}
+	return errors.Join(err, r.Runtime.Close())
+}
+
+// TestReplayReproducesMemory replays the recorded session with remember
+// and forget: the same notes come out, and every prompt that shows them
+// renders byte for byte as recorded.
+func TestReplayReproducesMemory(t *testing.T) {
+	s := readSession(t, "memory.jsonl")
+	var notes []state.Note
+	open := opener(t, "")
+	rep, err := replay.Play(context.Background(), s, func(ctx context.Context, w replay.Wiring) (replay.Runtime, error) {
+		rt, err := open(ctx, w)
+		if err != nil {
+			return nil, err
+		}
+		return notesAtClose{Runtime: rt, store: rt.(*testRuntime).store, notes: &notes}, nil
+	}, replay.Options{Prompts: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Divergence != nil {
+		t.Fatalf("diverged: %s", rep.Divergence)
+	}
+	for _, c := range rep.Prompts {
+		t.Errorf("tick %d renders differently:\n%s", c.Tick, c.Diff)
+	}
+	if len(notes) != 1 || notes[0].ID != 1 || notes[0].Text != "Ada is vegan: no fish, no dairy" || notes[0].Tick == 0 {
+		t.Errorf("notes after replay: %+v", notes)
+	}
+	shown := 0
+	for _, tk := range s.Ticks() {
+		if strings.Contains(tk.Request[0].Content, "# Memory\n") {
+			shown++
+		}
+	}
+	if shown < 5 {
+		t.Errorf("%d recorded requests show the memory section, want the ticks after the first remember", shown)
 	}
 }

@@ -136,6 +136,25 @@ CREATE TABLE updates (
 );
 CREATE INDEX updates_seen ON updates (seen);
 `,
+	// 6: memory notes; deleted messages leave the history counts.
+	`
+CREATE TABLE notes (
+	id        INTEGER PRIMARY KEY AUTOINCREMENT,
+	scope     TEXT NOT NULL,
+	subject   TEXT NOT NULL DEFAULT '',
+	name      TEXT NOT NULL DEFAULT '',
+	text      TEXT NOT NULL,
+	shareable INTEGER NOT NULL DEFAULT 0,
+	created   INTEGER NOT NULL,
+	updated   INTEGER NOT NULL,
+	used      INTEGER NOT NULL DEFAULT 0,
+	tick      INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX notes_subject ON notes (scope, subject, id);
+CREATE TRIGGER IF NOT EXISTS messages_history_delete AFTER DELETE ON messages WHEN old.read = 1 BEGIN
+	UPDATE history_counts SET n = n - 1 WHERE channel_id = old.channel_id;
+END;
+`,
 }
 
 // SchemaVersion is the schema version this build creates and understands.

@@ -20,11 +20,12 @@ type Seeded struct {
 	Pending  []state.OutboxEntry
 	Ticks    []state.Tick
 	Cursors  map[string]string
+	Notes    []state.Note
 }
 
 // Seed writes one of everything to an empty store: channels, read, unread
 // and own messages, action history, outbox entries in every state, ticks
-// and cursors.
+// cursors and notes.
 func Seed(t *testing.T, s state.Store) Seeded {
 	t.Helper()
 	ctx := context.Background()
@@ -93,6 +94,7 @@ func Seed(t *testing.T, s state.Store) Seeded {
 			t.Fatalf("seed cursor: %v", err)
 		}
 	}
+	sd.Notes = seedNotes(t, s)
 	return sd
 }
 
@@ -150,6 +152,7 @@ func (sd Seeded) Check(t *testing.T, s state.Store) {
 			t.Errorf("cursor %q = %q, %v; want %q", k, got, err, v)
 		}
 	}
+	checkNotes(t, s, sd.Notes)
 	// Ids keep increasing after whatever happened in between.
 	last := sd.Unread[len(sd.Unread)-1].ID
 	m := ingest(t, s, msg("telegram:-5", "after", 50))

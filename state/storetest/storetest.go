@@ -51,6 +51,10 @@ func Run(t *testing.T, open func(t *testing.T) state.Store) {
 		{"Cursor", testCursor},
 		{"TokenUsage", testTokenUsage},
 		{"Updates", testUpdates},
+		{"Notes", testNotes},
+		{"NoteInvalid", testNoteInvalid},
+		{"NoteEviction", testNoteEviction},
+		{"ForgetUser", testForgetUser},
 		{"CancelledContext", testCancelledContext},
 		{"Seeded", func(t *testing.T, s state.Store) { Seed(t, s).Check(t, s) }},
 	}

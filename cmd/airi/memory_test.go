@@ -1,0 +1,496 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.uber.org/zap"
+	"go.uber.org/zap/zaptest"
+
+	"github.com/airi-go/airi/planner"
+	"github.com/airi-go/airi/planner/tokens"
+	"github.com/airi-go/airi/state"
+	"github.com/airi-go/airi/state/sqlite"
+)
+
+// memModel answers from per-channel queues and otherwise replies "ok";
+// it keeps every request by channel.
+type memModel struct {
+	mu     sync.Mutex
+	queued map[string][]string
+	reqs   map[string][][]state.ChatMessage
+	n      int
+}
+
+func (m *memModel) Complete(_ context.Context, req planner.Request) (planner.Response, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.reqs == nil {
+		m.reqs = map[string][][]state.ChatMessage{}
+	}
+	m.reqs[req.ChannelID] = append(m.reqs[req.ChannelID], req.Messages)
+	m.n++
+	answer := sendAnswer(req.ChannelID, fmt.Sprintf("ok %d", m.n))
+	if q := m.queued[req.ChannelID]; len(q) > 0 {
+		answer, m.queued[req.ChannelID] = q[0], q[1:]
+	}
+	return planner.Response{Content: answer, Attempts: 1}, nil
+}
+
+func (m *memModel) queue(ch string, answers ...string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.queued == nil {
+		m.queued = map[string][]string{}
+	}
+	m.queued[ch] = append(m.queued[ch], answers...)
+}
+
+// requests returns the requests of a channel so far.
+func (m *memModel) requests(ch string) [][]state.ChatMessage {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return append([][]state.ChatMessage(nil), m.reqs[ch]...)
+}
+
+func (m *memModel) last(t *testing.T, ch string) string {
+	t.Helper()
+	rs := m.requests(ch)
+	if len(rs) == 0 {
+		t.Fatalf("no request for %s", ch)
+	}
+	return joinRequest(rs[len(rs)-1])
+}
+
+func joinRequest(msgs []state.ChatMessage) string {
+	var b strings.Builder
+	for _, m := range msgs {
+		b.WriteString(m.Content)
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// memBot is the real runtime on a SQLite file, driven by hand.
+type memBot struct {
+	t     *testing.T
+	ctx   context.Context
+	db    string
+	clock *recClock
+	model *memModel
+	rt    *bot
+	store *sqlite.Store
+	ids   *int
+}
+
+func openMemBot(t *testing.T, db string, clock *recClock, model *memModel, ids *int, env ...string) *memBot {
+	t.Helper()
+	ctx := context.Background()
+	vars := map[string]string{"AIRI_CONTINUE_DELAY": "0s"}
+	for i := 0; i+1 < len(env); i += 2 {
+		vars[env[i]] = env[i+1]
+	}
+	cfg, err := parseConfig(vars)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.DBPath = db
+	log := zaptest.NewLogger(t, zaptest.Level(zap.WarnLevel))
+	store, err := sqlite.Open(ctx, db, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rtr := &router{}
+	rt, err := openRuntime(ctx, cfg, log, runtimeOptions{
+		Model: model, Router: rtr, Now: clock.Now, Store: store,
+		OnTick: func(state.Tick) { clock.add(time.Second) },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rtr.adapters = []sender{&idAdapter{name: "telegram", next: 100000 + *ids*10}}
+	b := &memBot{t: t, ctx: ctx, db: db, clock: clock, model: model, rt: rt, store: store, ids: ids}
+	t.Cleanup(b.close)
+	return b
+}
+
+func (b *memBot) close() { b.rt.close() }
+
+// say delivers a message from a person and runs the wake it starts.
+func (b *memBot) say(ch state.Channel, from, text string) {
+	b.t.Helper()
+	*b.ids++
+	b.clock.add(30 * time.Second)
+	msg := state.Message{PlatformID: fmt.Sprint(*b.ids), SenderID: strings.ToLower(from), SenderName: from, Content: text, Time: b.clock.Now()}
+	if err := b.rt.inbox("telegram").Deliver(b.ctx, ch, msg); err != nil {
+		b.t.Fatal(err)
+	}
+	b.clock.add(time.Second)
+	b.rt.sched.Wake(b.ctx, ch.ID, "message")
+}
+
+func (b *memBot) notes() []state.Note {
+	b.t.Helper()
+	ns, err := b.store.Notes(b.ctx, state.NoteFilter{})
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	return ns
+}
+
+// airi runs a command of the binary against the bot's database.
+func (b *memBot) airi(args ...string) (string, string, int) {
+	b.t.Helper()
+	var out, errOut bytes.Buffer
+	a := &app{stdin: strings.NewReader(""), stdout: &out, stderr: &errOut, getenv: func(k string) string {
+		if k == "DB_PATH" {
+			return b.db
+		}
+		return ""
+	}}
+	code := a.run(b.ctx, args)
+	return out.String(), errOut.String(), code
+}
+
+var (
+	memDM    = state.Channel{ID: "4711", Platform: "telegram", Title: "Ada"}
+	memGroup = state.Channel{ID: "-100777", Platform: "telegram", Group: true, Title: "Harbour"}
+	memOther = state.Channel{ID: "-100888", Platform: "telegram", Group: true, Title: "Elsewhere"}
+)
+
+func contains(t *testing.T, what, req string, want bool, parts ...string) {
+	t.Helper()
+	for _, p := range parts {
+		if strings.Contains(req, p) != want {
+			t.Errorf("%s: contains %q = %v, want %v", what, p, !want, want)
+		}
+	}
+}
+
+// TestMemoryAcceptance plays the memory contract through the real runtime:
+// a fact told in a direct chat is there 40 messages later and after a
+// restart, never in a group unless shareable and its person is in the
+// group's window; a channel note stays in its channel; bad input stores
+// nothing; airi memory delete and airi forget --user take effect on the
+// next request.
+func TestMemoryAcceptance(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "airi.db")
+	clock := &recClock{t: time.Date(2026, 3, 14, 20, 0, 0, 0, time.UTC)}
+	model := &memModel{}
+	ids := 0
+	b := openMemBot(t, db, clock, model, &ids)
+
+	model.queue(memDM.ID, `{"action":"remember","scope":"user","content":"Ada is vegetarian"}`)
+	b.say(memDM, "Ada", "I'm vegetarian, by the way")
+	ns := b.notes()
+	if len(ns) != 1 || ns[0].Subject != "ada" || ns[0].Shareable || ns[0].Tick == 0 {
+		t.Fatalf("notes after remember: %+v", ns)
+	}
+	for i := range 40 {
+		b.say(memDM, "Ada", fmt.Sprintf("message %d", i))
+	}
+	last := model.last(t, memDM.ID)
+	contains(t, "direct chat 40 messages later", last, true, "Ada is vegetarian")
+	contains(t, "direct chat 40 messages later", last, false, "by the way")
+
+	model.queue(memGroup.ID, `{"action":"remember","scope":"channel","content":"quiz night is on fridays"}`)
+	b.say(memGroup, "Bo", "quiz night is fridays now, juni")
+	b.say(memGroup, "Ada", "hi all")
+	model.queue(memDM.ID, `{"action":"remember","scope":"user","content":"Ada plays the cello","shareable":true}`)
+	b.say(memDM, "Ada", "I play the cello, you can tell anyone")
+	b.say(memGroup, "Ada", "anyone for a concert?")
+	contains(t, "group with Ada in its window", model.last(t, memGroup.ID), true, "Ada plays the cello", "quiz night is on fridays")
+	b.say(memOther, "Bo", "hello other group")
+	contains(t, "group without Ada", model.last(t, memOther.ID), false, "cello", "quiz night")
+	contains(t, "direct chat", model.last(t, memDM.ID), false, "quiz night")
+	for _, ch := range []string{memGroup.ID, memOther.ID} {
+		for i, req := range model.requests(ch) {
+			if strings.Contains(joinRequest(req), "Ada is vegetarian") {
+				t.Errorf("request %d of group %s shows the private note", i, ch)
+			}
+		}
+	}
+
+	// Bad input: a clear result for the model, nothing stored.
+	before := len(b.notes())
+	for _, tt := range []struct{ answer, result string }{
+		{`{"action":"remember","scope":"planet","content":"x"}`, "remember.scope must be one of"},
+		{`{"action":"remember","scope":"global","content":"   "}`, "nothing remembered: the content is empty"},
+		{`{"action":"remember","scope":"global","content":"` + strings.Repeat("long ", 101) + `"}`, "remember.content must be at most 500 characters"},
+		{`{"action":"remember","scope":"user","about":"Zed","content":"Zed likes tea"}`, `nothing remembered: no one called "Zed"`},
+	} {
+		model.queue(memDM.ID, tt.answer)
+		b.say(memDM, "Ada", "noted?")
+		rs := model.requests(memDM.ID)
+		// The answer's result is in the state message of the next call.
+		if got := rs[len(rs)-1][len(rs[len(rs)-1])-1].Content; !strings.Contains(got, tt.result) {
+			t.Errorf("after %s the model was told:\n%s\nwant %q", tt.answer, got, tt.result)
+		}
+	}
+	if n := len(b.notes()); n != before {
+		t.Errorf("bad input stored notes: %d, want %d", n, before)
+	}
+
+	// A restart: the real store reopened.
+	b.close()
+	b = openMemBot(t, db, clock, model, &ids)
+	b.say(memDM, "Ada", "morning")
+	contains(t, "direct chat after a restart", model.last(t, memDM.ID), true, "Ada is vegetarian", "Ada plays the cello")
+
+	// airi memory delete removes the note from the next request.
+	var veg int64
+	for _, n := range b.notes() {
+		if n.Text == "Ada is vegetarian" {
+			veg = n.ID
+		}
+	}
+	out, errOut, code := b.airi("memory", "delete", fmt.Sprint(veg))
+	if code != exitOK || out != fmt.Sprintf("deleted note %d\n", veg) {
+		t.Fatalf("memory delete: %d %q %q", code, out, errOut)
+	}
+	b.say(memDM, "Ada", "still there?")
+	contains(t, "after memory delete", model.last(t, memDM.ID), false, "Ada is vegetarian")
+	contains(t, "after memory delete", model.last(t, memDM.ID), true, "Ada plays the cello")
+
+	// airi forget --user removes the person's notes and messages.
+	out, errOut, code = b.airi("forget", "--user", "ada")
+	if code != exitOK || !strings.Contains(out, "forgot user ada: 1 note(s)") || !strings.Contains(out, "direct chat(s) 4711") {
+		t.Fatalf("forget --user: %d %q %q", code, out, errOut)
+	}
+	b.say(memGroup, "Bo", "where did everyone go")
+	last = model.last(t, memGroup.ID)
+	contains(t, "group after forget --user", last, false, "cello", "anyone for a concert", "hi all")
+	contains(t, "group after forget --user", last, true, "quiz night is on fridays", "where did everyone go")
+	if h, _, err := b.store.History(b.ctx, memDM.ID, 0); err != nil || len(h) != 0 {
+		t.Errorf("direct chat history after forget: %d messages, %v", len(h), err)
+	}
+}
+
+// TestMemoryPrefixReuse measures, over a 60-message direct chat in which
+// memory changes three times, how much of each request repeats the start
+// of the previous one (what a provider's prompt cache reuses): with the
+// memory section where it is (in the system message), moved to the end of
+// the state message for comparison, and the same chat without memory
+// changes. As in planner's measurement, the target is checked on a
+// persona as long as the reference bot's; the compact default persona
+// makes the per-tick tail weigh more.
+func TestMemoryPrefixReuse(t *testing.T) {
+	long := t.TempDir()
+	writeLongPersona(t, long)
+	for _, tc := range []struct {
+		name, dir string
+		min       float64
+	}{
+		{"default persona", "", 0.88},
+		{"reference-length persona", long, 0.90},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			withMemory := memoryChat(t, tc.dir, true)
+			without := memoryChat(t, tc.dir, false)
+			inSystem := averageShare(withMemory)
+			inState := averageShare(moveMemoryToState(t, withMemory))
+			t.Logf("%d requests; prefix reuse with memory in the system message %.1f%%, moved to the end of the state message %.1f%%; the same chat without memory changes %.1f%%",
+				len(withMemory), 100*inSystem, 100*inState, 100*averageShare(without))
+			if inSystem < tc.min {
+				t.Errorf("average prefix reuse %.3f, want at least %.2f", inSystem, tc.min)
+			}
+			if inSystem < inState {
+				t.Errorf("memory in the system message reuses less (%.3f) than in the state message (%.3f)", inSystem, inState)
+			}
+		})
+	}
+}
+
+// memoryChat plays 60 messages of Ada in a direct chat; with changes, the
+// bot remembers twice and rewrites a note once. It returns the requests.
+func memoryChat(t *testing.T, promptsDir string, changes bool) [][]state.ChatMessage {
+	t.Helper()
+	db := filepath.Join(t.TempDir(), "airi.db")
+	clock := &recClock{t: time.Date(2026, 3, 14, 20, 0, 0, 0, time.UTC)}
+	model := &memModel{}
+	ids := 0
+	b := openMemBot(t, db, clock, model, &ids, "PROMPTS_DIR", promptsDir)
+	defer b.close()
+	// The bot already knows a few things.
+	for _, text := range []string{"the harbour opens at six", "the night ferry leaves at 22:00", "fog is logged as \"fog\""} {
+		if _, _, err := b.store.SaveNote(b.ctx, state.Note{Scope: state.ScopeGlobal, Text: text}, state.NoteLimits{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	script := map[int]string{
+		10: `{"action":"remember","scope":"user","content":"Ada is vegetarian"}`,
+		30: `{"action":"remember","scope":"user","content":"Ada plays the cello on thursdays"}`,
+		50: `{"action":"remember","scope":"user","content":"Ada is vegan now","id":"4"}`,
+	}
+	for i := range 60 {
+		if a, ok := script[i]; ok && changes {
+			model.queue(memDM.ID, a)
+		}
+		b.say(memDM, "Ada", fmt.Sprintf("message %d: %s", i, strings.Repeat("tides and tea ", 1+i%4)))
+	}
+	if changes {
+		if ns := b.notes(); len(ns) != 5 || ns[3].ID != 4 || ns[3].Text != "Ada is vegan now" {
+			t.Fatalf("notes: %+v", ns)
+		}
+	}
+	return model.requests(memDM.ID)
+}
+
+// writeLongPersona writes a persona as long as the reference bot's
+// (about 1,750 o200k tokens) into dir.
+func writeLongPersona(t *testing.T, dir string) {
+	t.Helper()
+	tok := tokens.New()
+	var body strings.Builder
+	for tok.Count(body.String()) < 1751 {
+		body.WriteString("You are Juni, and you keep a logbook of every clear night since the ferry years, with notes on the tides, the moths at the lamp and the tea that got you through. ")
+	}
+	if err := os.WriteFile(filepath.Join(dir, "persona.md"), []byte("---\nsection: persona\nname: Juni\n---\n"+body.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func averageShare(reqs [][]state.ChatMessage) float64 {
+	sum := 0.0
+	for i := 1; i < len(reqs); i++ {
+		sum += planner.PrefixShare(reqs[i-1], reqs[i])
+	}
+	return sum / float64(len(reqs)-1)
+}
+
+// moveMemoryToState rewrites requests as they would be with the memory
+// section at the end of the state message instead of in the system message.
+func moveMemoryToState(t *testing.T, reqs [][]state.ChatMessage) [][]state.ChatMessage {
+	t.Helper()
+	out := make([][]state.ChatMessage, len(reqs))
+	for i, r := range reqs {
+		r = append([]state.ChatMessage(nil), r...)
+		sys := r[0].Content
+		start := strings.Index(sys, "# Memory\n")
+		if start < 0 {
+			t.Fatalf("request %d has no memory section", i)
+		}
+		end := strings.Index(sys[start:], "\n\n")
+		if end < 0 {
+			end = len(sys) - start
+		}
+		mem := sys[start : start+end]
+		r[0].Content = sys[:start] + strings.TrimPrefix(sys[start+end:], "\n\n")
+		r[len(r)-1].Content += "\n\n" + mem
+		out[i] = r
+	}
+	return out
+}
+
+// runAiri runs a command of the binary against the SQLite file db.
+func runAiri(t *testing.T, db, stdin string, args ...string) (string, string, int) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	a := &app{stdin: strings.NewReader(stdin), stdout: &out, stderr: &errOut, getenv: func(k string) string {
+		if k == "DB_PATH" {
+			return db
+		}
+		return ""
+	}}
+	code := a.run(context.Background(), args)
+	return out.String(), errOut.String(), code
+}
+
+func TestMemoryCommands(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "src.db")
+	ctx := context.Background()
+	s, err := sqlite.Open(ctx, src, zap.NewNop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	notes := []state.Note{
+		{Scope: state.ScopeGlobal, Text: "the harbour opens at six"},
+		{Scope: state.ScopeGlobal, Text: `"quoted" and` + "\ntwo lines"},
+		{Scope: state.ScopeChannel, Subject: "-100777", Text: "quiz night is on fridays: bring pens"},
+		{Scope: state.ScopeUser, Subject: "4711", Name: "Ada (the cellist), \"A\"", Text: "Ada plays the cello", Shareable: true},
+		{Scope: state.ScopeUser, Subject: "4711", Text: "Ada is vegetarian"},
+		{Scope: state.ScopeUser, Subject: "bo", Name: "Bo", Text: "Bo likes tea"},
+	}
+	for _, n := range notes {
+		if _, _, err := s.SaveNote(ctx, n, state.NoteLimits{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.Close()
+
+	out, errOut, code := runAiri(t, src, "", "memory", "export")
+	if code != exitOK || !strings.Contains(out, "## global\n- the harbour opens at six\n") ||
+		!strings.Contains(out, "## user\n- \"4711\" (\"Ada (the cellist), \\\"A\\\"\", shareable): Ada plays the cello\n") {
+		t.Fatalf("export: %d %q\n%s", code, errOut, out)
+	}
+	file := filepath.Join(dir, "memory.md")
+	if err := os.WriteFile(file, []byte(out), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	dst := filepath.Join(dir, "dst.db")
+	if o, e, code := runAiri(t, dst, "", "memory", "import", file); code != exitOK || o != "imported 6 note(s), 0 already there\n" {
+		t.Fatalf("import: %d %q %q", code, o, e)
+	}
+	again, _, _ := runAiri(t, dst, "", "memory", "export")
+	if again != out {
+		t.Errorf("round trip changed the export:\n%s\n---\n%s", out, again)
+	}
+	if o, _, code := runAiri(t, dst, "", "memory", "import", file); code != exitOK || o != "imported 0 note(s), 6 already there\n" {
+		t.Errorf("second import: %d %q", code, o)
+	}
+
+	tests := []struct {
+		name string
+		args []string
+		code int
+		out  []string // parts of stdout
+		not  []string
+	}{
+		{"list", []string{"memory", "list"}, exitOK, []string{"global", "channel -100777", "user bo (Bo)", "shareable"}, nil},
+		{"list a person", []string{"memory", "list", "--user", "4711"}, exitOK, []string{"cello", "vegetarian"}, []string{"Bo likes tea", "quiz"}},
+		{"list a channel as JSON", []string{"memory", "list", "--channel", "-100777", "--json"}, exitOK, []string{`"scope":"channel"`, `"subject":"-100777"`, "bring pens"}, []string{"cello"}},
+		{"show", []string{"memory", "show", "6"}, exitOK, []string{"note 6\nabout: user bo (Bo)\n", "text: Bo likes tea"}, nil},
+		{"show missing", []string{"memory", "show", "99"}, exitFailure, nil, nil},
+		{"show not an id", []string{"memory", "show", "x"}, exitUsage, nil, nil},
+		{"delete", []string{"memory", "delete", "6"}, exitOK, []string{"deleted note 6"}, nil},
+		{"deleted", []string{"memory", "list"}, exitOK, []string{"cello"}, []string{"Bo likes tea"}},
+		{"delete missing", []string{"memory", "delete", "6"}, exitFailure, nil, nil},
+		{"unknown", []string{"memory", "wipe"}, exitUsage, nil, nil},
+		{"forget without a user", []string{"forget"}, exitUsage, nil, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o, e, code := runAiri(t, dst, "", tt.args...)
+			if code != tt.code {
+				t.Fatalf("exit %d, want %d; stderr %q", code, tt.code, e)
+			}
+			for _, p := range tt.out {
+				if !strings.Contains(o, p) {
+					t.Errorf("output lacks %q:\n%s", p, o)
+				}
+			}
+			for _, p := range tt.not {
+				if strings.Contains(o, p) {
+					t.Errorf("output has %q:\n%s", p, o)
+				}
+			}
+		})
+	}
+
+	// A bad file is refused whole, naming the line.
+	bad := "# airi memory\n\n## global\n- fine\n\n## user\n- no quotes: x\n"
+	if o, e, code := runAiri(t, filepath.Join(dir, "bad.db"), bad, "memory", "import", "-"); code != exitFailure || !strings.Contains(e, "line 7") {
+		t.Errorf("bad import: %d %q %q", code, o, e)
+	}
+	if o, _, _ := runAiri(t, filepath.Join(dir, "bad.db"), "", "memory", "list", "--json"); strings.TrimSpace(o) != "[]" && o != "" {
+		t.Errorf("a refused import stored notes: %s", o)
+	}
+}
