@@ -115,8 +115,8 @@ func (p *player) report() *Report {
 					r.Rendered = map[int][]state.ChatMessage{}
 				}
 				r.Rendered[k+1] = got[i].Request
-				if diff := Unified(renderRequest(exp.Request), renderRequest(got[i].Request),
-					fmt.Sprintf("recorded tick %d", k+1), fmt.Sprintf("replayed tick %d", k+1), 3); diff != "" {
+				if diff := RequestDiff(exp.Request, got[i].Request,
+					fmt.Sprintf("recorded tick %d", k+1), fmt.Sprintf("replayed tick %d", k+1)); diff != "" {
 					r.Prompts = append(r.Prompts, PromptChange{Tick: k + 1, Diff: diff})
 				}
 			}
