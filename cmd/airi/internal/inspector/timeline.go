@@ -21,8 +21,10 @@ type itemView struct {
 	// NewDay puts a date line above the row.
 	NewDay bool
 	Time   time.Time
-	// Channel is shown on pages that mix channels.
-	Channel *state.Channel
+	// Channel is shown on pages that mix channels, with ChannelHref, the
+	// channel's timeline from this row back.
+	Channel     *state.Channel
+	ChannelHref string
 	Msg     *state.Message
 	Tick    *tickRow
 }
@@ -64,6 +66,9 @@ func itemViews(items []state.TimelineItem, channels map[string]state.Channel) []
 				c = state.Channel{ID: ch}
 			}
 			v.Channel = &c
+			at := it.Pos()
+			at.ID++ // just after the row, so the page starts with it
+			v.ChannelHref = channelURL(ch) + "?before=" + posParam(at)
 		}
 		if day := v.Time.UTC().Format(time.DateOnly); day != prevDay {
 			v.NewDay, prevDay = true, day
