@@ -25,8 +25,8 @@ type itemView struct {
 	// channel's timeline from this row back.
 	Channel     *state.Channel
 	ChannelHref string
-	Msg     *state.Message
-	Tick    *tickRow
+	Msg         *state.Message
+	Tick        *tickRow
 }
 
 // tickRow is what a timeline shows of a tick.
