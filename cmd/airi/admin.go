@@ -13,6 +13,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"go.uber.org/zap"
 
+	"github.com/airi-go/airi/cmd/airi/internal/inspector"
 	"github.com/airi-go/airi/scheduler/budget"
 	"github.com/airi-go/airi/state"
 )
@@ -106,8 +107,11 @@ func (m *metrics) observe(t state.Tick) {
 
 // adminServer serves health, metrics and the inspector.
 type adminServer struct {
-	token   string
-	store   adminStore
+	token string
+	store adminStore
+	// badges, when set, tells the channels page what else is known of a
+	// channel (its attention mode, its budget use).
+	badges  func(ctx context.Context, ch state.Channel) []inspector.Badge
 	metrics *metrics
 	ready   func() error
 	log     *zap.Logger

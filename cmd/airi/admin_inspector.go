@@ -1,16 +1,22 @@
 package main
 
 import (
+	"context"
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/hex"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 
 	"go.uber.org/zap"
 
 	"github.com/airi-go/airi/cmd/airi/internal/inspector"
+	"github.com/airi-go/airi/scheduler/attention"
+	"github.com/airi-go/airi/scheduler/budget"
+	"github.com/airi-go/airi/state"
 )
 
 // adminStore is what the admin server's pages read.
@@ -20,7 +26,7 @@ type adminStore = inspector.Store
 // pages are embedded in the binary, so they fail to load only in a broken
 // build; the health and metrics endpoints keep working then.
 func (s *adminServer) mountInspector(mux *http.ServeMux) {
-	in, err := inspector.New(inspector.Options{Store: s.store, Logger: s.log.Named("inspector")})
+	in, err := inspector.New(inspector.Options{Store: s.store, Logger: s.log.Named("inspector"), ChannelBadges: s.badges})
 	if err != nil {
 		s.log.Error("the inspector's pages do not load", zap.Error(err))
 		mux.Handle("GET /", s.auth(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -30,6 +36,25 @@ func (s *adminServer) mountInspector(mux *http.ServeMux) {
 	}
 	in.Register(mux, s.auth)
 	s.registerLogin(mux, in)
+}
+
+// channelBadges reports a group's attention mode and a channel's token
+// budget use today (a warning from 80%, where groups fall back to
+// addressed). tracker is nil when no budget is set.
+func channelBadges(policy attention.Policy, tracker *budget.Tracker, now func() time.Time) func(context.Context, state.Channel) []inspector.Badge {
+	return func(ctx context.Context, ch state.Channel) []inspector.Badge {
+		var out []inspector.Badge
+		if ch.Group {
+			out = append(out, inspector.Badge{Label: "mode", Value: string(policy.For(ch.ID).Mode)})
+		}
+		if tracker != nil {
+			if use, ok := tracker.Use(ctx, now(), []string{ch.ID})[ch.ID]; ok {
+				out = append(out, inspector.Badge{Label: "budget",
+					Value: fmt.Sprintf("%d%% of %d today", use[0]*100/max(use[1], 1), use[1]), Warn: use[0]*5 >= use[1]*4})
+			}
+		}
+		return out
+	}
 }
 
 // adminCookie holds a browser's admin session: a digest of the token, so

@@ -9,12 +9,16 @@ import (
 	"net/http"
 	"net/url"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
 
 	"go.uber.org/zap/zaptest"
 
+	"github.com/airi-go/airi/cmd/airi/internal/inspector"
+	"github.com/airi-go/airi/scheduler/attention"
+	"github.com/airi-go/airi/scheduler/budget"
 	"github.com/airi-go/airi/state"
 	"github.com/airi-go/airi/state/sqlite"
 )
@@ -216,6 +220,39 @@ func TestAdminLoopbackOpen(t *testing.T) {
 	for _, path := range []string{"/", "/channels/c1", "/search?q=x", "/metrics"} {
 		if resp, body := (adminReq{path: path}).do(t, base); resp.StatusCode != 200 {
 			t.Errorf("%s: %d %s", path, resp.StatusCode, body)
+		}
+	}
+}
+
+// TestChannelBadges checks what the channels page says of a channel's
+// attention mode and budget.
+func TestChannelBadges(t *testing.T) {
+	ctx := context.Background()
+	st, _ := seedAdminStore(t)
+	now := time.Date(2026, 3, 14, 12, 0, 0, 0, time.UTC)
+	policy := attention.Policy{Default: attention.Defaults(), Channels: map[string]attention.Settings{"g2": {Mode: attention.ModeAddressed}}}
+	tracker := budget.New(budget.Config{ChannelDaily: 1000, Channels: map[string]int64{"g2": 100}, Location: time.UTC}, st, zaptest.NewLogger(t), nil)
+	for ch, n := range map[string]int64{"g1": 300, "g2": 90} {
+		release, ok, err := tracker.Admit(ctx, ch, now)
+		if !ok || err != nil {
+			t.Fatalf("admit %s: %v %v", ch, ok, err)
+		}
+		release(n)
+	}
+	tests := []struct {
+		ch      state.Channel
+		tracker *budget.Tracker
+		want    []inspector.Badge
+	}{
+		{state.Channel{ID: "g1", Group: true}, tracker, []inspector.Badge{{Label: "mode", Value: "ambient"}, {Label: "budget", Value: "30% of 1000 today"}}},
+		{state.Channel{ID: "g2", Group: true}, tracker, []inspector.Badge{{Label: "mode", Value: "addressed"}, {Label: "budget", Value: "90% of 100 today", Warn: true}}},
+		{state.Channel{ID: "d1"}, tracker, []inspector.Badge{{Label: "budget", Value: "0% of 1000 today"}}},
+		{state.Channel{ID: "d1"}, nil, nil},
+	}
+	for _, tt := range tests {
+		got := channelBadges(policy, tt.tracker, func() time.Time { return now })(ctx, tt.ch)
+		if !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("badges of %s = %+v, want %+v", tt.ch.ID, got, tt.want)
 		}
 	}
 }

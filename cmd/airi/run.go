@@ -194,6 +194,7 @@ func (a *app) cmdRun(ctx context.Context, args []string) int {
 		}
 		return nil
 	}}
+	admin.badges = channelBadges(cfg.Attention, rt.budget, time.Now)
 
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
