@@ -91,6 +91,18 @@ type Store interface {
 	// Read and unread messages are both included.
 	Events(ctx context.Context, f TickFilter) ([]Message, error)
 
+	// Timeline returns one page of messages and ticks, newest first (see
+	// TimelineQuery); an invalid query gives its Validate error. It reads
+	// at most 2*q.Limit rows whatever the size of the channel. Ticks
+	// recorded without a time are left out.
+	Timeline(ctx context.Context, q TimelineQuery) ([]TimelineItem, error)
+	// TickNeighbours returns the ids of the ticks of channelID just before
+	// and just after the tick id (0 where there is none).
+	TickNeighbours(ctx context.Context, channelID string, id int64) (prev, next int64, err error)
+	// ChannelActivity returns the latest activity of every known channel,
+	// ordered by channel id.
+	ChannelActivity(ctx context.Context) ([]ChannelActivity, error)
+
 	// Cursor returns a stored adapter cursor (a Satori sequence number, a
 	// Telegram offset), or "" when unset.
 	Cursor(ctx context.Context, key string) (string, error)

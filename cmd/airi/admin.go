@@ -2,21 +2,18 @@ package main
 
 import (
 	"context"
-	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"html/template"
 	"net"
 	"net/http"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"go.uber.org/zap"
 
+	"github.com/airi-go/airi/cmd/airi/internal/inspector"
 	"github.com/airi-go/airi/scheduler/budget"
 	"github.com/airi-go/airi/state"
 )
@@ -108,15 +105,13 @@ func (m *metrics) observe(t state.Tick) {
 	m.tokens.WithLabelValues("cached").Add(float64(t.Usage.CachedTokens))
 }
 
-// tickReader is what the inspector reads.
-type tickReader interface {
-	Ticks(ctx context.Context, f state.TickFilter) ([]state.Tick, error)
-}
-
-// adminServer serves health, metrics and the tick inspector.
+// adminServer serves health, metrics and the inspector.
 type adminServer struct {
-	token   string
-	ticks   tickReader
+	token string
+	store adminStore
+	// badges, when set, tells the channels page what else is known of a
+	// channel (its attention mode, its budget use).
+	badges  func(ctx context.Context, ch state.Channel) []inspector.Badge
 	metrics *metrics
 	ready   func() error
 	log     *zap.Logger
@@ -152,132 +147,8 @@ func (s *adminServer) handler() http.Handler {
 		_ = json.NewEncoder(w).Encode(map[string]string{"status": "ok"})
 	})
 	mux.Handle("GET /metrics", s.auth(promhttp.HandlerFor(s.metrics.reg, promhttp.HandlerOpts{})))
-	mux.Handle("GET /ticks", s.auth(http.HandlerFunc(s.listTicks)))
-	mux.Handle("GET /ticks/{id}", s.auth(http.HandlerFunc(s.showTick)))
+	s.mountInspector(mux)
 	return mux
-}
-
-func (s *adminServer) auth(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if s.token != "" {
-			got := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
-			if got == "" {
-				got = r.URL.Query().Get("token")
-			}
-			if subtle.ConstantTimeCompare([]byte(got), []byte(s.token)) != 1 {
-				http.Error(w, "admin token required", http.StatusUnauthorized)
-				return
-			}
-		}
-		next.ServeHTTP(w, r)
-	})
-}
-
-var ticksPage = template.Must(template.New("ticks").Parse(`<!doctype html>
-<html><head><meta charset="utf-8"><title>airi ticks</title>
-<style>body{font-family:sans-serif;margin:2em}td,th{padding:2px 8px;text-align:left;vertical-align:top}pre{white-space:pre-wrap;background:#f4f4f4;padding:8px}</style></head>
-<body><h1>Recent ticks</h1><table><tr><th>id</th><th>time</th><th>channel</th><th>trigger</th><th>action</th><th>result</th><th>tokens</th><th>ms</th></tr>
-{{range .}}<tr><td><a href="/ticks/{{.ID}}">{{.ID}}</a></td><td>{{.Now.Format "2006-01-02 15:04:05"}}</td><td>{{.ChannelID}}</td><td>{{.Trigger}}</td>
-<td>{{if .ParseError}}parse error{{else if .ModelError}}model error{{else}}{{printf "%s" .Action}}{{end}}</td><td>{{.Result}}</td><td>{{.Usage.PromptTokens}}+{{.Usage.CompletionTokens}}</td><td>{{.LatencyMS}}</td></tr>
-{{end}}</table></body></html>`))
-
-var tickPage = template.Must(template.New("tick").Parse(`<!doctype html>
-<html><head><meta charset="utf-8"><title>tick {{.ID}}</title>
-<style>body{font-family:sans-serif;margin:2em}pre{white-space:pre-wrap;background:#f4f4f4;padding:8px}</style></head>
-<body><p><a href="/ticks">all ticks</a></p><h1>Tick {{.ID}} in {{.ChannelID}} ({{.Trigger}})</h1>
-<p>{{.Now.Format "2006-01-02 15:04:05 MST"}} · {{.Usage.PromptTokens}} prompt + {{.Usage.CompletionTokens}} completion tokens ({{.Usage.CachedTokens}} cached) · {{.LatencyMS}} ms</p>
-<h2>Request</h2>{{range .Layers}}<h3>{{.Title}}</h3>{{range .Parts}}{{with .Title}}<h4>{{.}}</h4>{{end}}<pre>{{.Text}}</pre>{{end}}{{end}}
-<h2>Raw answer</h2><pre>{{.Raw}}</pre>{{if .Reasoning}}<h2>Reasoning</h2><pre>{{.Reasoning}}</pre>{{end}}
-{{if .ModelError}}<h2>Model error</h2><pre>{{.ModelError}}</pre>{{end}}
-{{if .ParseError}}<h2>Parse error</h2><pre>{{.ParseError}}</pre>{{else}}<h2>Action</h2><pre>{{printf "%s" .Action}}</pre>{{end}}
-{{if .Notes}}<h2>Repair notes</h2><ul>{{range .Notes}}<li>{{.}}</li>{{end}}</ul>{{end}}
-<h2>Result</h2><pre>{{.Result}}</pre>{{if .Effects}}<h2>Effects</h2><pre>{{printf "%s" .Effects}}</pre>{{end}}
-</body></html>`))
-
-// inspectorTicks is how many of the newest ticks the inspector lists.
-const inspectorTicks = 100
-
-func (s *adminServer) listTicks(w http.ResponseWriter, r *http.Request) {
-	ticks, err := s.ticks.Ticks(r.Context(), state.TickFilter{Last: inspectorTicks})
-	if err != nil {
-		http.Error(w, "read ticks: "+err.Error(), http.StatusInternalServerError)
-		return
-	}
-	for i, j := 0, len(ticks)-1; i < j; i, j = i+1, j-1 {
-		ticks[i], ticks[j] = ticks[j], ticks[i]
-	}
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	if err := ticksPage.Execute(w, ticks); err != nil {
-		s.log.Warn("render tick list", zap.Error(err))
-	}
-}
-
-func (s *adminServer) showTick(w http.ResponseWriter, r *http.Request) {
-	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
-	if err != nil {
-		http.Error(w, "tick id must be a number", http.StatusBadRequest)
-		return
-	}
-	ticks, err := s.ticks.Ticks(r.Context(), state.TickFilter{ID: id})
-	if err != nil {
-		http.Error(w, "read ticks: "+err.Error(), http.StatusInternalServerError)
-		return
-	}
-	if len(ticks) == 0 {
-		http.Error(w, "no such tick", http.StatusNotFound)
-		return
-	}
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	if err := tickPage.Execute(w, tickView{Tick: ticks[0], Layers: layers(ticks[0])}); err != nil {
-		s.log.Warn("render tick", zap.Error(err))
-	}
-}
-
-// tickView is a tick with its request split into layers and sections.
-type tickView struct {
-	state.Tick
-	Layers []layer
-}
-
-// layer is one message of the request: the system message, a history
-// turn, or the state message.
-type layer struct {
-	Title string
-	Parts []part
-}
-
-type part struct {
-	Title string
-	Text  string
-}
-
-// layers splits each request message at the recorded section boundaries.
-func layers(t state.Tick) []layer {
-	out := make([]layer, 0, len(t.Request))
-	for i, m := range t.Request {
-		kind := "history"
-		switch {
-		case i == 0 && m.Role == "system":
-			kind = "system"
-		case i == len(t.Request)-1 && m.Role == "user":
-			kind = "state"
-		}
-		l := layer{Title: fmt.Sprintf("%d · %s · %s", i, kind, m.Role)}
-		for _, sec := range t.Sections {
-			if sec.Message != i || sec.Start < 0 || sec.End > len(m.Content) || sec.Start > sec.End {
-				continue
-			}
-			l.Parts = append(l.Parts, part{
-				Title: fmt.Sprintf("%s · order %d · %s · %s", sec.Name, sec.Order, sec.Source, sec.Cache),
-				Text:  m.Content[sec.Start:sec.End],
-			})
-		}
-		if len(l.Parts) == 0 {
-			l.Parts = []part{{Text: m.Content}}
-		}
-		out = append(out, l)
-	}
-	return out
 }
 
 // serve runs the admin server until ctx ends.

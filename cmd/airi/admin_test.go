@@ -3,29 +3,25 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"net/url"
+	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
 
 	"go.uber.org/zap/zaptest"
 
+	"github.com/airi-go/airi/cmd/airi/internal/inspector"
+	"github.com/airi-go/airi/scheduler/attention"
+	"github.com/airi-go/airi/scheduler/budget"
 	"github.com/airi-go/airi/state"
+	"github.com/airi-go/airi/state/sqlite"
 )
-
-type fakeTicks []state.Tick
-
-func (f fakeTicks) Ticks(_ context.Context, filter state.TickFilter) ([]state.Tick, error) {
-	var out []state.Tick
-	for _, t := range f {
-		if filter.ID == 0 || t.ID == filter.ID {
-			out = append(out, t)
-		}
-	}
-	return out, nil
-}
 
 func TestCheckAdminAddr(t *testing.T) {
 	tests := []struct {
@@ -48,17 +44,34 @@ func TestCheckAdminAddr(t *testing.T) {
 	}
 }
 
-func TestAdminServer(t *testing.T) {
-	m := newMetrics(func() float64 { return 3 })
-	tick := state.Tick{ID: 7, ChannelID: "c1", Trigger: "message", Now: time.Now(),
+// seedAdminStore opens an SQLite store holding one channel and one tick.
+func seedAdminStore(t *testing.T) (*sqlite.Store, state.Tick) {
+	t.Helper()
+	ctx := context.Background()
+	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "airi.db"), zaptest.NewLogger(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = st.Close() })
+	if err := st.UpsertChannel(ctx, state.Channel{ID: "c1", Platform: "console", Title: "Console"}); err != nil {
+		t.Fatal(err)
+	}
+	tick := state.Tick{ChannelID: "c1", Trigger: "direct", Now: time.Now(),
 		Request: []state.ChatMessage{{Role: "system", Content: "You are <b>Juni</b>\n\nAnswer in JSON."}, {Role: "user", Content: "[runtime state] quiet"}},
 		Sections: []state.Section{
 			{Name: "persona", Order: 10, Source: "embedded:persona.md", Cache: "static", Message: 0, Start: 0, End: 19},
 			{Name: "protocol", Order: 100, Source: "embedded:protocol.md", Cache: "static", Message: 0, Start: 21, End: 36},
 		},
-		Raw: `{"action":"continue"}`, Action: []byte(`{"action":"continue"}`), Result: "waiting", Usage: state.Usage{PromptTokens: 100}}
-	m.observe(tick)
-	s := &adminServer{token: "tok", ticks: fakeTicks{tick}, metrics: m, log: zaptest.NewLogger(t), ready: func() error { return nil }}
+		Raw: `{"action":"continue"}`, Action: []byte(`{"action":"continue"}`), Result: "waiting", OK: true, Usage: state.Usage{PromptTokens: 100}}
+	if tick.ID, err = st.AddTick(ctx, tick); err != nil {
+		t.Fatal(err)
+	}
+	return st, tick
+}
+
+// startAdmin serves s on a loopback port until the test ends.
+func startAdmin(t *testing.T, s *adminServer) string {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -66,50 +79,180 @@ func TestAdminServer(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- s.serve(ctx, ln) }()
-	defer func() {
+	t.Cleanup(func() {
 		cancel()
 		if err := <-done; err != nil {
 			t.Error(err)
 		}
-	}()
-	base := "http://" + ln.Addr().String()
-	get := func(path, token string) (int, string) {
-		req, _ := http.NewRequest("GET", base+path, nil)
-		if token != "" {
-			req.Header.Set("Authorization", "Bearer "+token)
+	})
+	return "http://" + ln.Addr().String()
+}
+
+// noRedirects is a client that reports redirects instead of following them.
+var noRedirects = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+
+type adminReq struct {
+	path   string
+	header map[string]string
+	form   url.Values
+}
+
+func (r adminReq) do(t *testing.T, base string) (*http.Response, string) {
+	t.Helper()
+	method, body := "GET", io.Reader(nil)
+	if r.form != nil {
+		method, body = "POST", strings.NewReader(r.form.Encode())
+	}
+	req, err := http.NewRequest(method, base+r.path, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.form != nil {
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	}
+	for k, v := range r.header {
+		req.Header.Set(k, v)
+	}
+	resp, err := noRedirects.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp, string(b)
+}
+
+func TestAdminServer(t *testing.T) {
+	m := newMetrics(func() float64 { return 3 })
+	st, tick := seedAdminStore(t)
+	m.observe(tick)
+	s := &adminServer{token: "tok", store: st, metrics: m, log: zaptest.NewLogger(t), ready: func() error { return nil }}
+	base := startAdmin(t, s)
+	bearer := map[string]string{"Authorization": "Bearer tok"}
+
+	if resp, body := (adminReq{path: "/healthz"}).do(t, base); resp.StatusCode != 200 || !strings.Contains(body, "ok") {
+		t.Errorf("healthz: %d %s", resp.StatusCode, body)
+	}
+	resp, body := adminReq{path: "/metrics", header: bearer}.do(t, base)
+	for _, want := range []string{`airi_ticks_total{trigger="direct"} 1`, `airi_actions_total{action="continue"} 1`, "airi_unread_messages 3", `airi_tokens_total{kind="prompt"} 100`} {
+		if resp.StatusCode != 200 || !strings.Contains(body, want) {
+			t.Errorf("metrics lack %q: %d\n%s", want, resp.StatusCode, body)
 		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, string(b)
 	}
-	if code, body := get("/healthz", ""); code != 200 || !strings.Contains(body, "ok") {
-		t.Errorf("healthz: %d %s", code, body)
-	}
-	if code, _ := get("/metrics", ""); code != http.StatusUnauthorized {
-		t.Errorf("metrics without token: %d", code)
-	}
-	code, body := get("/metrics", "tok")
-	for _, want := range []string{`airi_ticks_total{trigger="message"} 1`, `airi_actions_total{action="continue"} 1`, "airi_unread_messages 3", `airi_tokens_total{kind="prompt"} 100`} {
-		if code != 200 || !strings.Contains(body, want) {
-			t.Errorf("metrics lack %q: %d\n%s", want, code, body)
+	resp, body = adminReq{path: fmt.Sprintf("/ticks/%d", tick.ID), header: bearer}.do(t, base)
+	for _, want := range []string{"You are &lt;b&gt;Juni&lt;/b&gt;", "persona", "protocol", "waiting"} {
+		if resp.StatusCode != 200 || !strings.Contains(body, want) {
+			t.Errorf("tick page lacks %q: %d\n%s", want, resp.StatusCode, body)
 		}
 	}
-	code, body = get("/ticks/7", "tok")
-	for _, want := range []string{"<pre>You are &lt;b&gt;Juni&lt;/b&gt;</pre>", "persona · order 10 · embedded:persona.md · static",
-		"<pre>Answer in JSON.</pre>", "1 · state · user", "waiting"} {
-		if code != 200 || !strings.Contains(body, want) {
-			t.Errorf("tick page lacks %q: %d\n%s", want, code, body)
-		}
-	}
-	if code, _ := get("/ticks/8", "tok"); code != 404 {
-		t.Errorf("missing tick: %d", code)
+	if resp, _ := (adminReq{path: "/ticks/999", header: bearer}).do(t, base); resp.StatusCode != 404 {
+		t.Errorf("missing tick: %d", resp.StatusCode)
 	}
 	s.ready = func() error { return errors.New("telegram adapter is not connected yet") }
-	if code, _ := get("/healthz", ""); code != http.StatusServiceUnavailable {
-		t.Errorf("healthz while starting: %d", code)
+	if resp, _ := (adminReq{path: "/healthz"}).do(t, base); resp.StatusCode != http.StatusServiceUnavailable {
+		t.Errorf("healthz while starting: %d", resp.StatusCode)
+	}
+}
+
+// TestAdminAuth checks the token rules: a bearer header or the session
+// cookie, a token in the address traded once for the cookie, the sign-in
+// form, and nothing without the token.
+func TestAdminAuth(t *testing.T) {
+	st, _ := seedAdminStore(t)
+	s := &adminServer{token: "tok", store: st, metrics: newMetrics(func() float64 { return 0 }), log: zaptest.NewLogger(t), ready: func() error { return nil }}
+	base := startAdmin(t, s)
+	session := adminCookie + "=" + s.sessionValue()
+	html := map[string]string{"Accept": "text/html"}
+
+	tests := []struct {
+		name     string
+		req      adminReq
+		code     int
+		location string // the redirect's target, when code is a redirect
+		cookie   bool   // the response sets the session cookie
+	}{
+		{name: "no token", req: adminReq{path: "/"}, code: 401},
+		{name: "metrics without token", req: adminReq{path: "/metrics"}, code: 401},
+		{name: "browser without token goes to the form", req: adminReq{path: "/channels/c1?outcome=sent", header: html}, code: 303, location: "/login?next=%2Fchannels%2Fc1%3Foutcome%3Dsent"},
+		{name: "wrong bearer", req: adminReq{path: "/", header: map[string]string{"Authorization": "Bearer nope"}}, code: 401},
+		{name: "bearer", req: adminReq{path: "/", header: map[string]string{"Authorization": "Bearer tok"}}, code: 200},
+		{name: "session cookie", req: adminReq{path: "/search", header: map[string]string{"Cookie": session}}, code: 200},
+		{name: "forged cookie", req: adminReq{path: "/", header: map[string]string{"Cookie": adminCookie + "=tok"}}, code: 401},
+		{name: "token in the address becomes a cookie", req: adminReq{path: "/channels/c1?token=tok&outcome=sent"}, code: 303, location: "/channels/c1?outcome=sent", cookie: true},
+		{name: "wrong token in the address", req: adminReq{path: "/?token=nope"}, code: 401},
+		{name: "form", req: adminReq{path: "/login?next=/channels/c1"}, code: 200},
+		{name: "sign in", req: adminReq{path: "/login", form: url.Values{"token": {"tok"}, "next": {"/channels/c1"}}}, code: 303, location: "/channels/c1", cookie: true},
+		{name: "sign in never leaves the server", req: adminReq{path: "/login", form: url.Values{"token": {"tok"}, "next": {"//evil.example/"}}}, code: 303, location: "/", cookie: true},
+		{name: "sign in with a wrong token", req: adminReq{path: "/login", form: url.Values{"token": {"nope"}, "next": {"/"}}}, code: 401},
+		{name: "static files are public", req: adminReq{path: "/static/inspector.css"}, code: 200},
+		{name: "health is public", req: adminReq{path: "/healthz"}, code: 200},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			resp, body := tt.req.do(t, base)
+			if resp.StatusCode != tt.code {
+				t.Fatalf("status %d, want %d\n%s", resp.StatusCode, tt.code, body)
+			}
+			if got := resp.Header.Get("Location"); got != tt.location {
+				t.Errorf("Location %q, want %q", got, tt.location)
+			}
+			var set bool
+			for _, c := range resp.Cookies() {
+				if c.Name == adminCookie {
+					set = true
+					if c.Value != s.sessionValue() || !c.HttpOnly || c.SameSite != http.SameSiteStrictMode || strings.Contains(c.Value, "tok") {
+						t.Errorf("session cookie %+v", c)
+					}
+				}
+			}
+			if set != tt.cookie {
+				t.Errorf("cookie set = %v, want %v", set, tt.cookie)
+			}
+		})
+	}
+}
+
+// TestAdminLoopbackOpen checks that without a token (loopback only) the
+// pages need nothing.
+func TestAdminLoopbackOpen(t *testing.T) {
+	st, _ := seedAdminStore(t)
+	base := startAdmin(t, &adminServer{store: st, metrics: newMetrics(func() float64 { return 0 }), log: zaptest.NewLogger(t), ready: func() error { return nil }})
+	for _, path := range []string{"/", "/channels/c1", "/search?q=x", "/metrics"} {
+		if resp, body := (adminReq{path: path}).do(t, base); resp.StatusCode != 200 {
+			t.Errorf("%s: %d %s", path, resp.StatusCode, body)
+		}
+	}
+}
+
+// TestChannelBadges checks what the channels page says of a channel's
+// attention mode and budget.
+func TestChannelBadges(t *testing.T) {
+	ctx := context.Background()
+	st, _ := seedAdminStore(t)
+	now := time.Date(2026, 3, 14, 12, 0, 0, 0, time.UTC)
+	policy := attention.Policy{Default: attention.Defaults(), Channels: map[string]attention.Settings{"g2": {Mode: attention.ModeAddressed}}}
+	tracker := budget.New(budget.Config{ChannelDaily: 1000, Channels: map[string]int64{"g2": 100}, Location: time.UTC}, st, zaptest.NewLogger(t), nil)
+	for ch, n := range map[string]int64{"g1": 300, "g2": 90} {
+		release, ok, err := tracker.Admit(ctx, ch, now)
+		if !ok || err != nil {
+			t.Fatalf("admit %s: %v %v", ch, ok, err)
+		}
+		release(n)
+	}
+	tests := []struct {
+		ch      state.Channel
+		tracker *budget.Tracker
+		want    []inspector.Badge
+	}{
+		{state.Channel{ID: "g1", Group: true}, tracker, []inspector.Badge{{Label: "mode", Value: "ambient"}, {Label: "budget", Value: "30% of 1000 today"}}},
+		{state.Channel{ID: "g2", Group: true}, tracker, []inspector.Badge{{Label: "mode", Value: "addressed"}, {Label: "budget", Value: "90% of 100 today", Warn: true}}},
+		{state.Channel{ID: "d1"}, tracker, []inspector.Badge{{Label: "budget", Value: "0% of 1000 today"}}},
+		{state.Channel{ID: "d1"}, nil, nil},
+	}
+	for _, tt := range tests {
+		got := channelBadges(policy, tt.tracker, func() time.Time { return now })(ctx, tt.ch)
+		if !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("badges of %s = %+v, want %+v", tt.ch.ID, got, tt.want)
+		}
 	}
 }

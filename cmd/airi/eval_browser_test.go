@@ -63,39 +63,54 @@ func TestEvalHTMLReportInBrowser(t *testing.T) {
 		mu       sync.Mutex
 		problems []string
 	)
-	chromedp.ListenTarget(ctx, func(ev any) {
+	if err := chromedp.Listen(ctx, func(ev any) {
 		mu.Lock()
 		defer mu.Unlock()
 		switch e := ev.(type) {
 		case *runtime.EventConsoleAPICalled:
-			if e.Type == runtime.APITypeError || e.Type == runtime.APITypeWarning {
+			if e.Type == runtime.ConsoleAPICalledTypeError || e.Type == runtime.ConsoleAPICalledTypeWarning {
 				problems = append(problems, fmt.Sprintf("console %s", e.Type))
 			}
 		case *runtime.EventExceptionThrown:
 			problems = append(problems, "exception: "+e.ExceptionDetails.Text)
 		case *log.EventEntryAdded:
-			if e.Entry.Level == log.LevelError {
+			if e.Entry.Level == log.EntryLevelError {
 				problems = append(problems, "log: "+e.Entry.Text)
 			}
 		}
-	})
+	}); err != nil {
+		t.Fatalf("start chromium: %v", err)
+	}
 	var (
 		title            string
 		tickCount        int
 		scripts, images  int
 		text, firstState string
 	)
-	err = chromedp.Run(ctx,
-		log.Enable(), runtime.Enable(),
-		chromedp.Navigate("file://"+report),
-		chromedp.WaitReady("body"),
-		chromedp.Title(&title),
-		chromedp.Evaluate(`document.querySelectorAll("details.tick").length`, &tickCount),
-		chromedp.Evaluate(`document.querySelectorAll("script").length`, &scripts),
-		chromedp.Evaluate(`document.querySelectorAll("img").length`, &images),
-		chromedp.Evaluate(`document.body.innerText`, &text),
-		chromedp.Evaluate(`document.querySelector("details.tick pre").textContent`, &firstState),
-	)
+	err = chromedp.Do(ctx, chromedp.Navigate("file://"+report), chromedp.WaitReady(chromedp.CSS("body")))
+	if err == nil {
+		title, err = chromedp.Run(ctx, chromedp.Title())
+	}
+	for _, q := range []struct {
+		js  string
+		dst any
+	}{
+		{`document.querySelectorAll("details.tick").length`, &tickCount},
+		{`document.querySelectorAll("script").length`, &scripts},
+		{`document.querySelectorAll("img").length`, &images},
+		{`document.body.innerText`, &text},
+		{`document.querySelector("details.tick pre").textContent`, &firstState},
+	} {
+		if err != nil {
+			break
+		}
+		switch dst := q.dst.(type) {
+		case *int:
+			*dst, err = chromedp.Run(ctx, chromedp.Evaluate[int](q.js))
+		case *string:
+			*dst, err = chromedp.Run(ctx, chromedp.Evaluate[string](q.js))
+		}
+	}
 	if err != nil {
 		t.Fatalf("open the report in chromium: %v", err)
 	}

@@ -181,7 +181,7 @@ func (a *app) cmdRun(ctx context.Context, args []string) int {
 			return exitFailure
 		}
 	}
-	admin := &adminServer{token: cfg.AdminToken, ticks: rt.store, metrics: m, log: log.Named("admin"), ready: func() error {
+	admin := &adminServer{token: cfg.AdminToken, store: rt.store, metrics: m, log: log.Named("admin"), ready: func() error {
 		for _, ad := range adapters {
 			if rep != nil && !ad.everyReplica && !rep.HoldsRole(roleName(ad.Name())) {
 				continue // another replica runs this adapter's intake
@@ -194,6 +194,7 @@ func (a *app) cmdRun(ctx context.Context, args []string) int {
 		}
 		return nil
 	}}
+	admin.badges = channelBadges(cfg.Attention, rt.budget, time.Now)
 
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()

@@ -120,8 +120,8 @@ func (p *player) report() *Report {
 				}
 				r.Rendered[k+1] = got[i].Request
 				r.Sections[k+1] = got[i].Sections
-				if diff := Unified(renderRequest(exp.Request), renderRequest(got[i].Request),
-					fmt.Sprintf("recorded tick %d", k+1), fmt.Sprintf("replayed tick %d", k+1), 3); diff != "" {
+				if diff := RequestDiff(exp.Request, got[i].Request,
+					fmt.Sprintf("recorded tick %d", k+1), fmt.Sprintf("replayed tick %d", k+1)); diff != "" {
 					r.Prompts = append(r.Prompts, PromptChange{Tick: k + 1, Diff: diff})
 				}
 			}

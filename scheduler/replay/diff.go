@@ -3,6 +3,8 @@ package replay
 import (
 	"fmt"
 	"strings"
+
+	"github.com/airi-go/airi/state"
 )
 
 // maxDiffCells bounds the table of the line diff; inputs whose changed
@@ -12,6 +14,13 @@ const maxDiffCells = 4 << 20
 type op struct {
 	kind byte // ' ', '-', '+'
 	text string
+}
+
+// RequestDiff returns the unified diff turning request a into request b,
+// the way airi replay --prompts prints a prompt change: each message
+// headed by its number and role, three lines of context; "" when equal.
+func RequestDiff(a, b []state.ChatMessage, fromName, toName string) string {
+	return Unified(renderRequest(a), renderRequest(b), fromName, toName, 3)
 }
 
 // Unified returns a unified diff (as diff -u prints it) turning a into b,

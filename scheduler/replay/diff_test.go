@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/airi-go/airi/scheduler/replay"
+	"github.com/airi-go/airi/state"
 )
 
 func lines(s string) []string {
@@ -69,5 +70,26 @@ func BenchmarkUnified(b *testing.B) {
 		if replay.Unified(a, c, "old", "new", 3) == "" {
 			b.Fatal("no diff")
 		}
+	}
+}
+
+func TestRequestDiff(t *testing.T) {
+	a := []state.ChatMessage{{Role: "system", Content: "persona"}, {Role: "user", Content: "state 1"}}
+	b := []state.ChatMessage{{Role: "system", Content: "persona"}, {Role: "user", Content: "state 2"}}
+	tests := []struct {
+		name string
+		a, b []state.ChatMessage
+		want string
+	}{
+		{"equal", a, a, ""},
+		{"state changed", a, b, "--- tick 1\n+++ tick 2\n@@ -1,4 +1,4 @@\n === message 1 (system)\n persona\n === message 2 (user)\n-state 1\n+state 2\n"},
+		{"message added", a[:1], a, "--- tick 1\n+++ tick 2\n@@ -1,2 +1,4 @@\n === message 1 (system)\n persona\n+=== message 2 (user)\n+state 1\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := replay.RequestDiff(tt.a, tt.b, "tick 1", "tick 2"); got != tt.want {
+				t.Errorf("RequestDiff:\n%s\nwant:\n%s", got, tt.want)
+			}
+		})
 	}
 }

@@ -155,6 +155,20 @@ CREATE TRIGGER IF NOT EXISTS messages_history_delete AFTER DELETE ON messages WH
 	UPDATE history_counts SET n = n - 1 WHERE channel_id = old.channel_id;
 END;
 `,
+	// 7: the timeline of a channel (messages and ticks by time) and ticks
+	// by outcome, paged by keyset. The outcome is derived from the record
+	// the way state.Tick.Outcome derives it.
+	`
+ALTER TABLE ticks ADD COLUMN outcome TEXT GENERATED ALWAYS AS (CASE
+	WHEN model_error <> '' THEN 'model-error'
+	WHEN parse_error <> '' THEN 'parse-error'
+	WHEN instr(effects, '"kind":"send"') > 0 THEN 'sent'
+	ELSE 'silent' END) VIRTUAL;
+CREATE INDEX ticks_timeline ON ticks (channel_id, now, id);
+CREATE INDEX ticks_outcome ON ticks (outcome, now, id);
+CREATE INDEX ticks_channel_outcome ON ticks (channel_id, outcome, now, id);
+CREATE INDEX messages_timeline ON messages (channel_id, time, id);
+`,
 }
 
 // SchemaVersion is the schema version this build creates and understands.
