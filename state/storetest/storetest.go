@@ -50,6 +50,7 @@ func Run(t *testing.T, open func(t *testing.T) state.Store) {
 		{"Events", testEvents},
 		{"Cursor", testCursor},
 		{"TokenUsage", testTokenUsage},
+		{"TokenUsageConcurrent", testTokenUsageConcurrent},
 		{"Updates", testUpdates},
 		{"CancelledContext", testCancelledContext},
 		{"Seeded", func(t *testing.T, s state.Store) { Seed(t, s).Check(t, s) }},
