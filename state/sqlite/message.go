@@ -10,7 +10,7 @@ import (
 	"github.com/airi-go/airi/state"
 )
 
-const messageCols = `id, channel_id, platform_id, sender_id, sender_name, self, content, reply_to, mentioned, time, read`
+const messageCols = `id, channel_id, platform_id, sender_id, sender_name, self, content, reply_to, mentioned, time, read, reply_to_self, from_bot`
 
 func scanMessage(sc scanner) (state.Message, error) {
 	var (
@@ -18,7 +18,7 @@ func scanMessage(sc scanner) (state.Message, error) {
 		t int64
 	)
 	err := sc.Scan(&m.ID, &m.ChannelID, &m.PlatformID, &m.SenderID, &m.SenderName, &m.Self,
-		&m.Content, &m.ReplyTo, &m.Mentioned, &t, &m.Read)
+		&m.Content, &m.ReplyTo, &m.Mentioned, &t, &m.Read, &m.ReplyToSelf, &m.FromBot)
 	m.Time = decTime(t)
 	return m, err
 }
@@ -29,8 +29,8 @@ func scanMessages(rows *sql.Rows, err error) ([]state.Message, error) {
 }
 
 const (
-	ingestInsertSQL = `INSERT INTO messages (channel_id, platform_id, sender_id, sender_name, self, content, reply_to, mentioned, time, read)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+	ingestInsertSQL = `INSERT INTO messages (channel_id, platform_id, sender_id, sender_name, self, content, reply_to, mentioned, time, read, reply_to_self, from_bot)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 ON CONFLICT DO NOTHING
 RETURNING id`
 	ingestExistingSQL = `SELECT ` + messageCols + ` FROM messages
@@ -58,6 +58,7 @@ func (s *Store) Ingest(ctx context.Context, msg state.Message) (state.Message, b
 		err := s.txRow(ctx, tx, s.writer, ingestInsertSQL,
 			msg.ChannelID, msg.PlatformID, msg.SenderID, msg.SenderName, boolInt(msg.Self),
 			msg.Content, msg.ReplyTo, boolInt(msg.Mentioned), encTime(msg.Time), boolInt(msg.Read),
+			boolInt(msg.ReplyToSelf), boolInt(msg.FromBot),
 		).Scan(&msg.ID)
 		if err == nil {
 			isNew = true

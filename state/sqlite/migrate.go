@@ -136,6 +136,13 @@ CREATE TABLE updates (
 );
 CREATE INDEX updates_seen ON updates (seen);
 `,
+	// 6: what the attention policy reads of a message besides its text: a
+	// reply to the bot's own, and a sender that is a bot. Without them a
+	// restart would take a bot's unread message for a human's.
+	`
+ALTER TABLE messages ADD COLUMN reply_to_self INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE messages ADD COLUMN from_bot INTEGER NOT NULL DEFAULT 0;
+`,
 }
 
 // SchemaVersion is the schema version this build creates and understands.
