@@ -143,6 +143,19 @@ CREATE INDEX updates_seen ON updates (seen);
 ALTER TABLE messages ADD COLUMN reply_to_self INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE messages ADD COLUMN from_bot INTEGER NOT NULL DEFAULT 0;
 `,
+	// 7: why each message woke its channel or did not, and the wakes that
+	// were due but made no model call.
+	`
+ALTER TABLE messages ADD COLUMN decision TEXT NOT NULL DEFAULT '';
+CREATE TABLE skipped_wakes (
+	id         INTEGER PRIMARY KEY AUTOINCREMENT,
+	channel_id TEXT NOT NULL,
+	trigger    TEXT NOT NULL DEFAULT '',
+	reason     TEXT NOT NULL,
+	time       INTEGER NOT NULL
+);
+CREATE INDEX skipped_wakes_channel ON skipped_wakes (channel_id, id);
+`,
 }
 
 // SchemaVersion is the schema version this build creates and understands.

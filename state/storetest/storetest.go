@@ -48,6 +48,8 @@ func Run(t *testing.T, open func(t *testing.T) state.Store) {
 		{"Outbox", testOutbox},
 		{"Ticks", testTicks},
 		{"Events", testEvents},
+		{"Decisions", testDecisions},
+		{"SkippedWakes", testSkippedWakes},
 		{"Cursor", testCursor},
 		{"TokenUsage", testTokenUsage},
 		{"TokenUsageConcurrent", testTokenUsageConcurrent},
