@@ -116,7 +116,11 @@ func (s *Scheduler) reconsider(ctx context.Context, id string) (bool, error) {
 	l := s.loopFor(id)
 	wake := false
 	for _, m := range unread {
-		if l.attend(ctx, ch.Group, m).Wake {
+		d := l.attend(ctx, ch.Group, m)
+		// The decision of now replaces the one made at arrival: it is the
+		// one the message waits under.
+		s.decided(ctx, m, d.Reason)
+		if d.Wake {
 			wake = true
 		}
 	}
@@ -175,12 +179,31 @@ func (l *loop) spoke(now time.Time) {
 	l.att.ch.Spoke(now)
 }
 
-// holdForBudget records a wake or a call the budget refused.
-func (l *loop) holdForBudget() {
+// holdForBudget records a wake or a call the budget refused, in the
+// store too, so that the refusal is there to see beside the ticks.
+func (l *loop) holdForBudget(ctx context.Context, trig Trigger) {
 	l.mu.Lock()
 	l.att.held = true
 	l.mu.Unlock()
 	l.s.skipped(l.id, attention.SkipBudget)
+	_, err := l.s.deps.Store.AddSkippedWake(ctx, state.SkippedWake{
+		ChannelID: l.id, Trigger: string(trig), Reason: attention.SkipBudget, Time: l.s.cfg.Now(),
+	})
+	if err != nil {
+		l.s.log.Warn("record a wake the budget refused", zap.String("channel", l.id), zap.Error(err))
+	}
+}
+
+// decided records the attention decision on a message. The message is
+// stored whatever happens here, so a failure is logged, not returned.
+func (s *Scheduler) decided(ctx context.Context, m state.Message, decision string) {
+	if m.Decision == decision {
+		return
+	}
+	if err := s.deps.Store.SetDecision(ctx, []int64{m.ID}, decision); err != nil {
+		s.log.Warn("record the attention decision", zap.String("channel", m.ChannelID),
+			zap.Int64("message", m.ID), zap.String("decision", decision), zap.Error(err))
+	}
 }
 
 func (s *Scheduler) skipped(id, reason string) {

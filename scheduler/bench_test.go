@@ -14,11 +14,12 @@ import (
 	"github.com/airi-go/airi/planner/parse"
 	"github.com/airi-go/airi/prompts"
 	"github.com/airi-go/airi/scheduler"
+	"github.com/airi-go/airi/scheduler/attention"
 	"github.com/airi-go/airi/state"
 	"github.com/airi-go/airi/state/sqlite"
 )
 
-func benchScheduler(b *testing.B, answer string) (*scheduler.Scheduler, *sqlite.Store) {
+func benchScheduler(b *testing.B, answer string, opts ...func(*scheduler.Config)) (*scheduler.Scheduler, *sqlite.Store) {
 	b.Helper()
 	ctx := context.Background()
 	st, err := sqlite.Open(ctx, b.TempDir()+"/airi.db", zap.NewNop())
@@ -36,7 +37,11 @@ func benchScheduler(b *testing.B, answer string) (*scheduler.Scheduler, *sqlite.
 	}
 	m := newModel(func(context.Context, int, planner.Request) (string, error) { return answer, nil })
 	m.called = make(chan int, 1<<20)
-	s, err := scheduler.New(scheduler.Config{ContinueDelay: -1, TickInterval: -1, MaxIterations: 1, BotName: "Bot"}, scheduler.Deps{
+	cfg := scheduler.Config{ContinueDelay: -1, TickInterval: -1, MaxIterations: 1, BotName: "Bot"}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	s, err := scheduler.New(cfg, scheduler.Deps{
 		Store: st, Prompter: planner.NewBuilder(src, reg, planner.BuilderOptions{}), Model: m,
 		Parser: parse.New(reg), Dispatcher: reg, Logger: zap.NewNop(),
 	})
@@ -105,4 +110,25 @@ func BenchmarkIdleChannel(b *testing.B) {
 	}
 	perChannel := float64(after.HeapInuse+after.StackInuse-before.HeapInuse-before.StackInuse) / n
 	b.ReportMetric(perChannel, "bytes/channel")
+}
+
+// BenchmarkDeliverSkipped measures delivering a group message that wakes
+// nothing under the attention policy: store it, decide, record the decision.
+func BenchmarkDeliverSkipped(b *testing.B) {
+	s, _ := benchScheduler(b, `{"action":"continue"}`, func(c *scheduler.Config) {
+		set := attention.Defaults()
+		set.AmbientEvery = 1 << 30 // never an ambient wake
+		set.SenderRate = attention.Rate{}
+		c.Attention = &attention.Policy{Default: set}
+	})
+	ctx := context.Background()
+	ch := state.Channel{ID: "c1", Platform: "telegram", Group: true, Title: "bench"}
+	b.ResetTimer()
+	for i := range b.N {
+		err := s.Deliver(ctx, ch, state.Message{ChannelID: "c1", PlatformID: fmt.Sprint(i), SenderID: fmt.Sprint(i % 50),
+			SenderName: fmt.Sprintf("user%d", i%50), Content: "talk among others, not addressed to the bot", Time: time.Now()})
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
 }

@@ -32,6 +32,8 @@ type Store interface {
 	MarkRead(ctx context.Context, ids []int64) error
 	History(ctx context.Context, channelID string, limit int) ([]state.Message, int, error)
 	LastMessageID(ctx context.Context, channelID string) (int64, error)
+	SetDecision(ctx context.Context, ids []int64, decision string) error
+	AddSkippedWake(ctx context.Context, w state.SkippedWake) (int64, error)
 	AppendAction(ctx context.Context, rec state.ActionRecord) (int64, error)
 	Actions(ctx context.Context, channelID string, limit int) ([]state.ActionRecord, error)
 	TrimActions(ctx context.Context, channelID string, keep, over int) error
@@ -380,9 +382,11 @@ func (s *Scheduler) Deliver(ctx context.Context, ch state.Channel, msg state.Mes
 	d := l.attend(ctx, ch.Group, stored)
 	if d.Wake {
 		l.signal(Trigger(d.Reason))
-		return nil
+	} else {
+		s.skipped(ch.ID, d.Reason)
 	}
-	s.skipped(ch.ID, d.Reason)
+	// After the signal: the wake does not wait for the record.
+	s.decided(ctx, stored, d.Reason)
 	return nil
 }
 

@@ -89,7 +89,7 @@ func (l *loop) wake(ctx context.Context, trig Trigger) WakeReport {
 		}
 	}
 	if s.budgetLevel(ctx, l.id, s.cfg.Now()) == budget.Exhausted {
-		l.holdForBudget()
+		l.holdForBudget(ctx, trig)
 		rep.Budget = true
 		return rep
 	}
@@ -214,7 +214,7 @@ func (l *loop) tick(ctx context.Context, w *wakeState) tickOutcome {
 		if !ok {
 			s.log.Info("token budget used up: no model call; unread messages wait for the budget", zap.String("channel", l.id))
 			w.budget = true
-			l.holdForBudget()
+			l.holdForBudget(ctx, w.trigger)
 			return tickOutcome{}
 		}
 		release = rel

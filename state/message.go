@@ -25,6 +25,12 @@ type Message struct {
 	FromBot bool      `json:"fromBot,omitempty"`
 	Time    time.Time `json:"time"`
 	Read    bool      `json:"read,omitempty"`
+	// Decision is what the attention policy made of the message when it
+	// arrived: the reason of the wake it started ("direct",
+	// "addressed:mention", "ambient", ...) or why it woke nothing
+	// ("unaddressed", "cooldown", "budget", "sender-rate", "bot"). Empty
+	// for the bot's own messages and when no policy decided.
+	Decision string `json:"decision,omitempty"`
 }
 
 // MaxContentBytes bounds a stored message; longer incoming text is cut by

@@ -55,6 +55,16 @@ type Store interface {
 	History(ctx context.Context, channelID string, limit int) (msgs []Message, total int, err error)
 	// LastMessageID returns the highest message id stored for a channel (0 if none).
 	LastMessageID(ctx context.Context, channelID string) (int64, error)
+	// SetDecision records the attention decision on the given messages
+	// (see Message.Decision), replacing an earlier one. Unknown ids are
+	// ignored.
+	SetDecision(ctx context.Context, ids []int64, decision string) error
+	// AddSkippedWake records a wake that was due but made no model call,
+	// and why. A zero Time is set to now.
+	AddSkippedWake(ctx context.Context, w SkippedWake) (int64, error)
+	// SkippedWakes returns the recorded skipped wakes in id order, filtered
+	// like ticks (on Time; ID and Last do not apply).
+	SkippedWakes(ctx context.Context, f TickFilter) ([]SkippedWake, error)
 
 	// AppendAction adds an action record to a channel's history and returns its id.
 	AppendAction(ctx context.Context, rec ActionRecord) (int64, error)

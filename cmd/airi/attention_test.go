@@ -331,6 +331,21 @@ func TestChannelBudget(t *testing.T) {
 		if text := b.metricsText(t); !strings.Contains(text, want) || !strings.Contains(text, fmt.Sprintf(`airi_budget_limit_tokens{scope="%d"} %d`, busyGroup.ID, budget)) {
 			t.Errorf("metrics without %q and the limit:\n%s", want, text)
 		}
+		// Each refusal is recorded: on the mentions that arrived with the
+		// budget used up, or as a wake that made no call.
+		ctx := context.Background()
+		refused, err := b.rt.store.SkippedWakes(ctx, state.TickFilter{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := decisions(storedEvents(t, b)); d["budget"]+len(refused) == 0 || d[""] != 0 {
+			t.Errorf("recorded decisions %v and %d refused wakes; want each message decided and the budget's refusals", d, len(refused))
+		}
+		for _, w := range refused {
+			if w.Reason != "budget" || w.Trigger == "" {
+				t.Errorf("refused wake %+v: want a trigger and the reason budget", w)
+			}
+		}
 		// The mentions refused stay unread, to be answered when the day rolls over.
 		counts, err := b.rt.store.UnreadCounts(context.Background())
 		if err != nil || counts[fmt.Sprint(busyGroup.ID)] == 0 {
@@ -371,6 +386,15 @@ func TestTwoBots(t *testing.T) {
 				if skipped["bot"] != 10-tt.want {
 					t.Errorf("skipped %v, want %d bot messages skipped", skipped, 10-tt.want)
 				}
+				events := storedEvents(t, b)
+				if d := decisions(events); d["bot"] != 10-tt.want {
+					t.Errorf("recorded decisions %v, want %d bot messages skipped", d, 10-tt.want)
+				}
+				for _, e := range events {
+					if !e.FromBot {
+						t.Errorf("message %d of the other bot stored without fromBot", e.ID)
+					}
+				}
 			})
 		})
 	}
@@ -398,9 +422,61 @@ func TestSenderFlood(t *testing.T) {
 		if total > 20 || skipped["sender-rate"] != 180 {
 			t.Errorf("wakes %v, skipped %v; want at most 20 wakes and 180 messages past the rate", wakes, skipped)
 		}
-		events, err := b.rt.store.Events(context.Background(), state.TickFilter{ChannelID: fmt.Sprint(busyGroup.ID)})
-		if err != nil || len(events) != 200 {
-			t.Errorf("%d messages stored (%v), want 200", len(events), err)
+		events := storedEvents(t, b)
+		if len(events) != 200 {
+			t.Errorf("%d messages stored, want 200", len(events))
+		}
+		if d := decisions(events); d["sender-rate"] != 180 || d["addressed:mention"] != 20 {
+			t.Errorf("recorded decisions %v, want 180 sender-rate and 20 addressed:mention", d)
 		}
 	})
+}
+
+// TestBotMessagesAfterRestart: mentions from another bot, ignored by
+// default, stay unread; after a restart the policy reads them again and
+// still takes them for a bot's, so the bot answers none of them.
+func TestBotMessagesAfterRestart(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		tg := telegramtest.NewServer(telegramtest.Options{ReadAllGroupMessages: true})
+		bm := newBusyModel(busyGroup.ID)
+		db := filepath.Join(t.TempDir(), "airi.db")
+		b := startGroupBot(t, tg, openaitest.NewHandler(bm.answer), db, nil)
+		echo := telegramtest.User{ID: 909, IsBot: true, FirstName: "Echo", Username: "echo_bot"}
+		for i := 1; i <= 3; i++ {
+			tg.Post(telegramtest.Incoming{Chat: busyGroup, From: echo, Text: fmt.Sprintf("@%s q-%d ping", tg.Bot().Username, i)})
+			time.Sleep(10 * time.Second)
+		}
+		synctest.Wait()
+		b.stop(t)
+
+		b = startGroupBot(t, tg, openaitest.NewHandler(bm.answer), db, nil)
+		defer b.stop(t)
+		time.Sleep(time.Minute)
+		synctest.Wait()
+		if got := len(tg.Sent()); got != 0 {
+			t.Errorf("the bot answered the other bot %d times after a restart, want none", got)
+		}
+		if d := decisions(storedEvents(t, b)); d["bot"] != 3 {
+			t.Errorf("recorded decisions %v, want 3 bot", d)
+		}
+	})
+}
+
+// storedEvents returns the incoming messages stored for the busy group.
+func storedEvents(t *testing.T, b *groupBot) []state.Message {
+	t.Helper()
+	events, err := b.rt.store.Events(context.Background(), state.TickFilter{ChannelID: fmt.Sprint(busyGroup.ID)})
+	if err != nil {
+		t.Fatalf("stored events: %v", err)
+	}
+	return events
+}
+
+// decisions counts the recorded attention decisions of messages.
+func decisions(ms []state.Message) map[string]int {
+	out := map[string]int{}
+	for _, m := range ms {
+		out[m.Decision]++
+	}
+	return out
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/airi-go/airi/adapters/console"
 	"github.com/airi-go/airi/planner"
 	"github.com/airi-go/airi/scheduler"
+	"github.com/airi-go/airi/scheduler/attention"
 	"github.com/airi-go/airi/state"
 	"github.com/airi-go/airi/state/sqlite"
 )
@@ -171,7 +172,12 @@ type sessionScript struct {
 	// The sessions recorded before a send ended the turn keep theirs, so
 	// that they go on showing that older sessions replay.
 	turn scheduler.Turn
-	play func(r *recording)
+	// attention is the group mode recorded under (empty: the runtime's
+	// default), written into the header unless it is "all". The sessions
+	// recorded before attention policies keep "all", so that they go on
+	// showing that older sessions replay.
+	attention attention.Mode
+	play      func(r *recording)
 }
 
 func (sc sessionScript) record(t testing.TB, dbPath string) *recording {
@@ -187,6 +193,9 @@ func (sc sessionScript) record(t testing.TB, dbPath string) *recording {
 	}
 	cfg.DBPath = dbPath
 	cfg.Turn = sc.turn
+	if sc.attention != "" {
+		cfg.Attention.Default.Mode = sc.attention
+	}
 	log := zap.NewNop()
 	if tl, ok := t.(*testing.T); ok {
 		log = zaptest.NewLogger(tl, zaptest.Level(zap.WarnLevel))
@@ -279,7 +288,7 @@ func sessionScripts() []sessionScript {
 	group := state.Channel{ID: "-1001234567890", Platform: "telegram", Group: true, Title: "Night Owls"}
 	return []sessionScript{
 		{
-			file: "direct-chat.jsonl", channel: con, start: day,
+			file: "direct-chat.jsonl", attention: attention.ModeAll, channel: con, start: day,
 			steps: []scriptStep{
 				// A send ends the turn: one call per reply.
 				{answer: sendAnswer("console", "on shift, kettle on. quiet so far, just the 22:00 ferry to check in. you?"), latency: millis(1400)},
@@ -301,7 +310,7 @@ func sessionScripts() []sessionScript {
 			},
 		},
 		{
-			file: "group-burst.jsonl", channel: group, start: day.Add(time.Hour), firstID: 100,
+			file: "group-burst.jsonl", attention: attention.ModeAll, channel: group, start: day.Add(time.Hour), firstID: 100,
 			steps: []scriptStep{
 				{answer: `{"action":"send_message","channelId":"-1001234567890","content":"saw it. kp 5 after midnight, north of the harbour if the fog holds off. tomas, the printer can wait.","replyTo":"103"}`, latency: millis(2100)},
 				{answer: continueAnswer, latency: millis(650)},
@@ -327,7 +336,7 @@ func sessionScripts() []sessionScript {
 			},
 		},
 		{
-			file: "malformed-answers.jsonl", turn: scheduler.TurnContinue, start: day.Add(2 * time.Hour), firstID: 7000,
+			file: "malformed-answers.jsonl", attention: attention.ModeAll, turn: scheduler.TurnContinue, start: day.Add(2 * time.Hour), firstID: 7000,
 			channel: state.Channel{ID: "4417", Platform: "satori", Title: "Lin"},
 			steps: []scriptStep{
 				{answer: "```json\n{\"action\": \"send_message\", \"channelId\": \"4417\", \"content\": \"bulletin says showers after ten, clearing by evening\",}\n```", latency: millis(1700)},
@@ -349,7 +358,7 @@ func sessionScripts() []sessionScript {
 			},
 		},
 		{
-			file: "aborted-send.jsonl", turn: scheduler.TurnContinue, start: day.Add(3 * time.Hour), firstID: 300,
+			file: "aborted-send.jsonl", attention: attention.ModeAll, turn: scheduler.TurnContinue, start: day.Add(3 * time.Hour), firstID: 300,
 			channel: state.Channel{ID: "412345678", Platform: "telegram", Title: "Rui"},
 			steps: []scriptStep{
 				// Rui's second message cancels the first call; the wake plans again with both.
@@ -366,7 +375,7 @@ func sessionScripts() []sessionScript {
 			},
 		},
 		{
-			file: "sleep-woken.jsonl", turn: scheduler.TurnContinue, start: day.Add(4 * time.Hour), firstID: 0,
+			file: "sleep-woken.jsonl", attention: attention.ModeAll, turn: scheduler.TurnContinue, start: day.Add(4 * time.Hour), firstID: 0,
 			channel: state.Channel{ID: "console", Platform: console.Name, Title: "terminal chat with sam"},
 			steps: []scriptStep{
 				{answer: sendAnswer("console", "go, I'll keep the kettle warm."), latency: millis(1200)},
@@ -414,7 +423,7 @@ func sessionScripts() []sessionScript {
 			},
 		},
 		{
-			file: "outages.jsonl", turn: scheduler.TurnContinue, start: day.Add(5 * time.Hour), firstID: 900,
+			file: "outages.jsonl", attention: attention.ModeAll, turn: scheduler.TurnContinue, start: day.Add(5 * time.Hour), firstID: 900,
 			channel:    state.Channel{ID: "88231", Platform: "satori", Group: true, Title: "harbour radio club"},
 			sendErrors: []error{errors.New("satori: message.create: 502 Bad Gateway")},
 			steps: []scriptStep{
@@ -430,6 +439,23 @@ func sessionScripts() []sessionScript {
 				// The failed call leaves the message unread; the loop retries.
 				r.clock.add(5 * time.Second)
 				r.rt.sched.Wake(r.ctx, r.channel.ID, "retry")
+			},
+		},
+		{
+			// Recorded under the default group mode: the header names it
+			// and each event carries the decision it got.
+			file: "group-addressed.jsonl", channel: group, start: day.Add(6 * time.Hour), firstID: 1200,
+			steps: []scriptStep{
+				{answer: `{"action":"send_message","channelId":"-1001234567890","content":"on from 23:30, fog's rolling in. earplugs are in the top drawer.","replyTo":"1203"}`, latency: millis(1700)},
+			},
+			play: func(r *recording) {
+				// Talk among others wakes nothing; the mention does.
+				r.say(
+					scriptLine{from: "Mika", text: "is it me or is it getting misty"},
+					scriptLine{after: 20 * time.Second, from: "Tomas", text: "very misty. can't see the pier"},
+					scriptLine{after: 15 * time.Second, from: "Ana", text: "@juni_bot is the fog horn on tonight?", mention: true},
+				)
+				r.wake("addressed:mention")
 			},
 		},
 	}

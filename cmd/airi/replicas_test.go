@@ -97,7 +97,8 @@ func TestRunPostgres(t *testing.T) {
 		t.Errorf("airi migrate printed %q", stdout)
 	}
 
-	bot := startBot(t, append(env, "AIRI_DEBOUNCE=10ms"))
+	// A budget runs on PostgreSQL too: the day's use is counted there.
+	bot := startBot(t, append(env, "AIRI_DEBOUNCE=10ms", "AIRI_BUDGET_TOKENS_DAY=1000000"))
 	ann := telegramtest.User{ID: 501, FirstName: "Ann", Username: "ann"}
 	for n := 1; n <= 3; n++ {
 		tg.Post(telegramtest.Incoming{Chat: telegramtest.PrivateChat(ann), From: ann, Text: fmt.Sprintf("hello tok-%d", n)})
@@ -110,6 +111,10 @@ func TestRunPostgres(t *testing.T) {
 		}
 	}
 
+	if used := tokensUsed(t, dsn); used <= 0 {
+		t.Errorf("token use counted on PostgreSQL = %d; want the answered calls' usage", used)
+	}
+
 	a, stdout, stderr = testApp(env)
 	if code := a.run(context.Background(), []string{"ticks", "export"}); code != exitOK {
 		t.Fatalf("airi ticks export = %d; stderr:\n%s", code, stderr)
@@ -117,6 +122,22 @@ func TestRunPostgres(t *testing.T) {
 	if !strings.Contains(stdout.String(), "tok-1") {
 		t.Errorf("export lacks the conversation:\n%s", stdout)
 	}
+}
+
+// tokensUsed returns the tokens counted for all channels, over every day.
+func tokensUsed(t *testing.T, dsn string) int64 {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var n int64
+	if err := conn.QueryRow(ctx, `SELECT coalesce(sum(tokens), 0) FROM token_usage WHERE scope = '*'`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
 }
 
 // testApp is the binary's entry point with env as its environment.

@@ -241,7 +241,9 @@ func openRuntime(ctx context.Context, cfg config, log *zap.Logger, opt runtimeOp
 	if bcfg.Enabled() {
 		bs, ok := rt.store.(budget.Store)
 		if !ok {
-			return nil, fmt.Errorf("token budgets: the %T store does not keep token use; unset AIRI_BUDGET_TOKENS_DAY and AIRI_CHANNEL_BUDGET_TOKENS_DAY or use SQLite", rt.store)
+			// Both engines keep token use (see openStore); a store that
+			// does not is a wiring error, not a setting to change.
+			return nil, fmt.Errorf("token budgets: the %T store does not keep token use", rt.store)
 		}
 		rt.budget = budget.New(bcfg, bs, log, nil)
 		bud = rt.budget

@@ -8,9 +8,17 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/airi-go/airi/scheduler/budget"
 	"github.com/airi-go/airi/state"
 	"github.com/airi-go/airi/state/postgres"
 	"github.com/airi-go/airi/state/sqlite"
+)
+
+// Both engines keep the token use of the daily budgets, so a budget runs
+// on either.
+var (
+	_ budget.Store = (*sqlite.Store)(nil)
+	_ budget.Store = (*postgres.Store)(nil)
 )
 
 // openStore opens the configured store for writing: PostgreSQL when

@@ -90,10 +90,20 @@ func build(ch state.Channel, events []state.Message, ticks []state.Tick, opt Exp
 	// Events come in arrival (id) order; a platform's clock can disagree
 	// with arrival by a little, so sort stably by time only for merging.
 	sort.SliceStable(events, func(i, j int) bool { return events[i].Time.Before(events[j].Time) })
+	// A session under "all" keeps the lines of sessions recorded before
+	// decisions were: every message woke the channel there.
+	event := EventOf
+	if s.Header.Attention == "" {
+		event = func(m state.Message) *Event {
+			e := EventOf(m)
+			e.Decision = ""
+			return e
+		}
+	}
 	i := 0
 	for _, t := range ticks {
 		for i < len(events) && !events[i].Time.After(t.Now) {
-			s.Items = append(s.Items, Item{Event: EventOf(events[i])})
+			s.Items = append(s.Items, Item{Event: event(events[i])})
 			i++
 		}
 		line, err := TickOf(t)
@@ -103,7 +113,7 @@ func build(ch state.Channel, events []state.Message, ticks []state.Tick, opt Exp
 		s.Items = append(s.Items, Item{Tick: line})
 	}
 	for ; i < len(events); i++ {
-		s.Items = append(s.Items, Item{Event: EventOf(events[i])})
+		s.Items = append(s.Items, Item{Event: event(events[i])})
 	}
 	return s, nil
 }

@@ -1,8 +1,10 @@
 package replay_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
@@ -114,4 +116,65 @@ func TestExport(t *testing.T) {
 			t.Fatalf("got %+v", ss)
 		}
 	})
+}
+
+// TestExportDecisions: a session whose header names the group mode writes
+// each message's attention decision (and the flags the policy read) on its
+// event line; a session under "all" writes the lines sessions recorded
+// before decisions had, byte for byte.
+func TestExportDecisions(t *testing.T) {
+	t0 := time.Date(2026, 2, 1, 10, 0, 0, 0, time.UTC)
+	src := &memSource{
+		channels: map[string]state.Channel{"g": {ID: "g", Platform: "telegram", Group: true, Title: "G"}},
+		events: []state.Message{
+			{ChannelID: "g", PlatformID: "1", SenderName: "x", Content: "talk", Time: t0, Decision: "unaddressed"},
+			{ChannelID: "g", PlatformID: "2", SenderName: "b", Content: "@juni hi", Time: t0.Add(time.Second),
+				Mentioned: true, FromBot: true, Decision: "bot"},
+			{ChannelID: "g", PlatformID: "3", SenderName: "y", Content: "yes juni", Time: t0.Add(2 * time.Second),
+				ReplyToSelf: true, Decision: "addressed:reply"},
+		},
+		ticks: []state.Tick{{ID: 1, ChannelID: "g", Wake: 1, Trigger: "addressed:reply", Now: t0.Add(3 * time.Second), Raw: "r"}},
+	}
+	tests := []struct {
+		mode string
+		want []string
+	}{
+		{"ambient", []string{
+			`{"type":"event","time":"2026-02-01T10:00:00Z","platformId":"1","sender":"x","content":"talk","decision":"unaddressed"}`,
+			`{"type":"event","time":"2026-02-01T10:00:01Z","platformId":"2","sender":"b","content":"@juni hi","mentioned":true,"fromBot":true,"decision":"bot"}`,
+			`{"type":"event","time":"2026-02-01T10:00:02Z","platformId":"3","sender":"y","content":"yes juni","replyToSelf":true,"decision":"addressed:reply"}`,
+		}},
+		{"all", []string{
+			`{"type":"event","time":"2026-02-01T10:00:00Z","platformId":"1","sender":"x","content":"talk"}`,
+			`{"type":"event","time":"2026-02-01T10:00:01Z","platformId":"2","sender":"b","content":"@juni hi","mentioned":true,"fromBot":true}`,
+			`{"type":"event","time":"2026-02-01T10:00:02Z","platformId":"3","sender":"y","content":"yes juni","replyToSelf":true}`,
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.mode, func(t *testing.T) {
+			ss, err := replay.Export(context.Background(), src, replay.ExportOptions{
+				Attention: func(string) string { return tt.mode }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var buf bytes.Buffer
+			if err := replay.Write(&buf, ss[0]); err != nil {
+				t.Fatal(err)
+			}
+			lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
+			if len(lines) != 5 {
+				t.Fatalf("wrote %d lines, want a header, 3 events and a tick:\n%s", len(lines), buf.String())
+			}
+			for i, want := range tt.want {
+				if lines[i+1] != want {
+					t.Errorf("event %d:\n got %s\nwant %s", i+1, lines[i+1], want)
+				}
+			}
+			// What was written reads back the same.
+			back, err := replay.Read(&buf)
+			if err != nil || len(back) != 1 || back[0].Items[1].Event.FromBot != true || back[0].Items[1].Event.Decision != ss[0].Items[1].Event.Decision {
+				t.Errorf("read back %+v, %v", back, err)
+			}
+		})
+	}
 }

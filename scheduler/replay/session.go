@@ -24,7 +24,9 @@
 //	{"type":"tick","n":1,"wake":7,"trigger":"message","now":"...","request":[...],"raw":"...",...}
 //
 // An event is an incoming message with the time it arrived (platform
-// message id, sender, content, reply-to, whether it mentions the bot). A
+// message id, sender, content, reply-to, whether it mentions the bot,
+// replies to the bot or comes from a bot, and, in sessions whose header
+// names the group mode, the attention decision it got). A
 // tick is one model call: now is the clock the runtime used, wake groups
 // the ticks of one wake, trigger says why the wake started, request holds
 // the messages sent to the model, raw the answer as returned, then usage,
@@ -133,6 +135,15 @@ type Event struct {
 	Content    string    `json:"content"`
 	ReplyTo    string    `json:"replyTo,omitempty"`
 	Mentioned  bool      `json:"mentioned,omitempty"`
+	// ReplyToSelf: the message replies to one of the bot's own.
+	ReplyToSelf bool `json:"replyToSelf,omitempty"`
+	// FromBot: the sender is a bot.
+	FromBot bool `json:"fromBot,omitempty"`
+	// Decision is what the attention policy made of the message (the wake
+	// reason it caused, or why it woke nothing); written only in sessions
+	// whose header names the group mode. Replay drives the wakes as
+	// recorded and does not compare it.
+	Decision string `json:"decision,omitempty"`
 	// Expect, when set, says what the bot should do about this message;
 	// airi eval scores it, replay ignores it.
 	Expect *Expect `json:"expect,omitempty"`
@@ -143,6 +154,7 @@ func (e *Event) Message(channelID string) state.Message {
 	return state.Message{
 		ChannelID: channelID, PlatformID: e.PlatformID, SenderID: e.SenderID, SenderName: e.Sender,
 		Content: e.Content, ReplyTo: e.ReplyTo, Mentioned: e.Mentioned, Time: e.Time,
+		ReplyToSelf: e.ReplyToSelf, FromBot: e.FromBot,
 	}
 }
 
@@ -151,6 +163,7 @@ func EventOf(m state.Message) *Event {
 	return &Event{
 		Type: TypeEvent, Time: m.Time.UTC(), PlatformID: m.PlatformID, SenderID: m.SenderID, Sender: m.SenderName,
 		Content: m.Content, ReplyTo: m.ReplyTo, Mentioned: m.Mentioned,
+		ReplyToSelf: m.ReplyToSelf, FromBot: m.FromBot, Decision: m.Decision,
 	}
 }
 

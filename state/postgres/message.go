@@ -11,7 +11,7 @@ import (
 	"github.com/airi-go/airi/state"
 )
 
-const messageCols = `id, channel_id, platform_id, sender_id, sender_name, self, content, reply_to, mentioned, time, read`
+const messageCols = `id, channel_id, platform_id, sender_id, sender_name, self, content, reply_to, mentioned, time, read, reply_to_self, from_bot, decision`
 
 func scanMessage(sc pgx.Row) (state.Message, error) {
 	var (
@@ -19,7 +19,7 @@ func scanMessage(sc pgx.Row) (state.Message, error) {
 		t time.Time
 	)
 	err := sc.Scan(&m.ID, &m.ChannelID, &m.PlatformID, &m.SenderID, &m.SenderName, &m.Self,
-		&m.Content, &m.ReplyTo, &m.Mentioned, &t, &m.Read)
+		&m.Content, &m.ReplyTo, &m.Mentioned, &t, &m.Read, &m.ReplyToSelf, &m.FromBot, &m.Decision)
 	m.Time = t.UTC()
 	return m, err
 }
@@ -37,12 +37,12 @@ func (s *Store) Ingest(ctx context.Context, msg state.Message) (state.Message, b
 
 	var isNew bool
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		err := tx.QueryRow(ctx, `INSERT INTO messages (channel_id, platform_id, sender_id, sender_name, self, content, reply_to, mentioned, time, read)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+		err := tx.QueryRow(ctx, `INSERT INTO messages (channel_id, platform_id, sender_id, sender_name, self, content, reply_to, mentioned, time, read, reply_to_self, from_bot, decision)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
 ON CONFLICT (channel_id, platform_id) WHERE platform_id <> '' DO NOTHING
 RETURNING id`,
 			msg.ChannelID, msg.PlatformID, msg.SenderID, msg.SenderName, msg.Self,
-			msg.Content, msg.ReplyTo, msg.Mentioned, msg.Time, msg.Read,
+			msg.Content, msg.ReplyTo, msg.Mentioned, msg.Time, msg.Read, msg.ReplyToSelf, msg.FromBot, msg.Decision,
 		).Scan(&msg.ID)
 		if err == nil {
 			isNew = true
@@ -115,13 +115,26 @@ func (s *Store) MarkRead(ctx context.Context, ids []int64) error {
 	return nil
 }
 
+// SetDecision records the attention decision on the given messages. Its
+// commit does not wait for the disk (see lazyCommit): a decision lost in
+// a crash of the server costs no message.
+func (s *Store) SetDecision(ctx context.Context, ids []int64, decision string) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	if err := s.lazyCommit(ctx, nil, `UPDATE messages SET decision = $1 WHERE id = ANY($2)`, decision, ids); err != nil {
+		return fmt.Errorf("record decision %q on %d messages: %w", decision, len(ids), err)
+	}
+	return nil
+}
+
 // History returns the newest limit read or own messages of a channel,
 // oldest first (limit <= 0 means all), and how many the channel has (kept
 // by triggers in history_counts). One statement, so the window and the
 // count are of the same snapshot.
 func (s *Store) History(ctx context.Context, channelID string, limit int) ([]state.Message, int, error) {
 	rows, err := s.pool.Query(ctx, `SELECT t.total, m.id, m.channel_id, m.platform_id, m.sender_id, m.sender_name,
-	m.self, m.content, m.reply_to, m.mentioned, m.time, m.read
+	m.self, m.content, m.reply_to, m.mentioned, m.time, m.read, m.reply_to_self, m.from_bot, m.decision
 FROM (SELECT coalesce((SELECT n FROM history_counts WHERE channel_id = $1), 0) AS total) t
 LEFT JOIN LATERAL (SELECT `+messageCols+` FROM messages
 	WHERE channel_id = $1 AND read ORDER BY id DESC LIMIT $2) m ON true`, channelID, limitArg(limit))
@@ -137,17 +150,19 @@ LEFT JOIN LATERAL (SELECT `+messageCols+` FROM messages
 		var (
 			id                                    *int64
 			ch, pid, sid, sname, content, replyTo *string
-			self, mentioned, read                 *bool
+			decision                              *string
+			self, mentioned, read, rts, bot       *bool
 			t                                     *time.Time
 		)
-		if err := rows.Scan(&total, &id, &ch, &pid, &sid, &sname, &self, &content, &replyTo, &mentioned, &t, &read); err != nil {
+		if err := rows.Scan(&total, &id, &ch, &pid, &sid, &sname, &self, &content, &replyTo, &mentioned, &t, &read, &rts, &bot, &decision); err != nil {
 			return nil, 0, fmt.Errorf("history of %q: %w", channelID, err)
 		}
 		if id == nil {
 			continue // a channel without history: the count's row alone
 		}
 		msgs = append(msgs, state.Message{ID: *id, ChannelID: *ch, PlatformID: *pid, SenderID: *sid, SenderName: *sname,
-			Self: *self, Content: *content, ReplyTo: *replyTo, Mentioned: *mentioned, Time: decTS(t), Read: *read})
+			Self: *self, Content: *content, ReplyTo: *replyTo, Mentioned: *mentioned, Time: decTS(t), Read: *read,
+			ReplyToSelf: *rts, FromBot: *bot, Decision: *decision})
 	}
 	if err := rows.Err(); err != nil {
 		return nil, 0, fmt.Errorf("history of %q: %w", channelID, err)

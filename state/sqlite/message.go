@@ -10,7 +10,7 @@ import (
 	"github.com/airi-go/airi/state"
 )
 
-const messageCols = `id, channel_id, platform_id, sender_id, sender_name, self, content, reply_to, mentioned, time, read`
+const messageCols = `id, channel_id, platform_id, sender_id, sender_name, self, content, reply_to, mentioned, time, read, reply_to_self, from_bot, decision`
 
 func scanMessage(sc scanner) (state.Message, error) {
 	var (
@@ -18,7 +18,7 @@ func scanMessage(sc scanner) (state.Message, error) {
 		t int64
 	)
 	err := sc.Scan(&m.ID, &m.ChannelID, &m.PlatformID, &m.SenderID, &m.SenderName, &m.Self,
-		&m.Content, &m.ReplyTo, &m.Mentioned, &t, &m.Read)
+		&m.Content, &m.ReplyTo, &m.Mentioned, &t, &m.Read, &m.ReplyToSelf, &m.FromBot, &m.Decision)
 	m.Time = decTime(t)
 	return m, err
 }
@@ -29,8 +29,8 @@ func scanMessages(rows *sql.Rows, err error) ([]state.Message, error) {
 }
 
 const (
-	ingestInsertSQL = `INSERT INTO messages (channel_id, platform_id, sender_id, sender_name, self, content, reply_to, mentioned, time, read)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+	ingestInsertSQL = `INSERT INTO messages (channel_id, platform_id, sender_id, sender_name, self, content, reply_to, mentioned, time, read, reply_to_self, from_bot, decision)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 ON CONFLICT DO NOTHING
 RETURNING id`
 	ingestExistingSQL = `SELECT ` + messageCols + ` FROM messages
@@ -58,6 +58,7 @@ func (s *Store) Ingest(ctx context.Context, msg state.Message) (state.Message, b
 		err := s.txRow(ctx, tx, s.writer, ingestInsertSQL,
 			msg.ChannelID, msg.PlatformID, msg.SenderID, msg.SenderName, boolInt(msg.Self),
 			msg.Content, msg.ReplyTo, boolInt(msg.Mentioned), encTime(msg.Time), boolInt(msg.Read),
+			boolInt(msg.ReplyToSelf), boolInt(msg.FromBot), msg.Decision,
 		).Scan(&msg.ID)
 		if err == nil {
 			isNew = true
@@ -135,6 +136,27 @@ func (s *Store) MarkRead(ctx context.Context, ids []int64) error {
 		`UPDATE messages SET read = 1 WHERE read = 0 AND id IN (SELECT value FROM json_each(?))`, string(arr))
 	if err != nil {
 		return fmt.Errorf("mark %d messages read: %w", len(ids), err)
+	}
+	return nil
+}
+
+// SetDecision records the attention decision on the given messages.
+func (s *Store) SetDecision(ctx context.Context, ids []int64, decision string) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	var err error
+	if len(ids) == 1 {
+		// One message per arrival: the common case, without JSON.
+		_, err = s.exec(ctx, `UPDATE messages SET decision = ? WHERE id = ?`, decision, ids[0])
+	} else {
+		var arr []byte
+		if arr, err = json.Marshal(ids); err == nil {
+			_, err = s.exec(ctx, `UPDATE messages SET decision = ? WHERE id IN (SELECT value FROM json_each(?))`, decision, string(arr))
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("record decision %q on %d messages: %w", decision, len(ids), err)
 	}
 	return nil
 }

@@ -169,6 +169,26 @@ CREATE INDEX ticks_outcome ON ticks (outcome, now, id);
 CREATE INDEX ticks_channel_outcome ON ticks (channel_id, outcome, now, id);
 CREATE INDEX messages_timeline ON messages (channel_id, time, id);
 `,
+	// 8: what the attention policy reads of a message besides its text: a
+	// reply to the bot's own, and a sender that is a bot. Without them a
+	// restart would take a bot's unread message for a human's.
+	`
+ALTER TABLE messages ADD COLUMN reply_to_self INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE messages ADD COLUMN from_bot INTEGER NOT NULL DEFAULT 0;
+`,
+	// 9: why each message woke its channel or did not, and the wakes that
+	// were due but made no model call.
+	`
+ALTER TABLE messages ADD COLUMN decision TEXT NOT NULL DEFAULT '';
+CREATE TABLE skipped_wakes (
+	id         INTEGER PRIMARY KEY AUTOINCREMENT,
+	channel_id TEXT NOT NULL,
+	trigger    TEXT NOT NULL DEFAULT '',
+	reason     TEXT NOT NULL,
+	time       INTEGER NOT NULL
+);
+CREATE INDEX skipped_wakes_channel ON skipped_wakes (channel_id, id);
+`,
 }
 
 // SchemaVersion is the schema version this build creates and understands.

@@ -63,6 +63,8 @@ func testIngestNew(t *testing.T, s state.Store) {
 	in := msg("c1", "p1", 1)
 	in.ReplyTo = "p0"
 	in.Mentioned = true
+	in.ReplyToSelf = true
+	in.FromBot = true
 	in.Time = in.Time.In(time.FixedZone("X", 3600))
 	in.ID = 999 // assigned by the store, whatever the caller sets
 	in.Read = true

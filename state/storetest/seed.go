@@ -42,10 +42,24 @@ func Seed(t *testing.T, s state.Store) Seeded {
 	var toRead []int64
 	for i := range 6 {
 		m := msg("telegram:-5", fmt.Sprint("m", i), i)
-		if i == 3 {
+		switch i {
+		case 3:
 			m.Self, m.SenderName = true, "airi"
+		case 1, 5:
+			// A bot's message, read and unread: after a reopen it must
+			// not pass for a human's.
+			m.FromBot = true
+			m.Decision = "bot"
+		case 4:
+			m.ReplyToSelf = true
 		}
 		got := ingest(t, s, m)
+		if i == 4 {
+			if err := s.SetDecision(ctx, []int64{got.ID}, "addressed:reply"); err != nil {
+				t.Fatalf("seed decision: %v", err)
+			}
+			got.Decision = "addressed:reply"
+		}
 		if i < 3 {
 			toRead = append(toRead, got.ID)
 			got.Read = true

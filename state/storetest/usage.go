@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"context"
+	"sync"
 	"testing"
 
 	"github.com/airi-go/airi/state"
@@ -45,5 +46,44 @@ func testTokenUsage(t *testing.T, s state.Store) {
 		if err != nil || got != st.want {
 			t.Errorf("step %d: Tokens(%s, %q) = %d, %v; want %d", i, st.day, st.scope, got, err, st.want)
 		}
+	}
+}
+
+// testTokenUsageConcurrent adds to one count from many goroutines at once,
+// as replicas sharing one budget do: no addition is lost, and each caller
+// sees a distinct running total.
+func testTokenUsageConcurrent(t *testing.T, s state.Store) {
+	tc, ok := s.(tokenCounter)
+	if !ok {
+		t.Logf("%T keeps no token use: budgets cannot run on it", s)
+		return
+	}
+	ctx := context.Background()
+	const workers, each = 8, 10
+	totals := make(chan int64, workers*each)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for range each {
+				got, err := tc.AddTokens(ctx, "2026-03-14", "*", 5)
+				if err != nil {
+					t.Errorf("AddTokens: %v", err)
+					return
+				}
+				totals <- got
+			}
+		})
+	}
+	wg.Wait()
+	close(totals)
+	seen := map[int64]bool{}
+	for n := range totals {
+		if seen[n] {
+			t.Errorf("two additions both returned the total %d", n)
+		}
+		seen[n] = true
+	}
+	if got, err := tc.Tokens(ctx, "2026-03-14", "*"); err != nil || got != workers*each*5 {
+		t.Errorf("Tokens after %d concurrent additions of 5 = %d, %v; want %d", workers*each, got, err, workers*each*5)
 	}
 }
