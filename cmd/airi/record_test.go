@@ -396,7 +396,7 @@ func sessionScripts() []sessionScript {
 			},
 		},
 		{
-			file: "memory.jsonl", start: day.Add(6 * time.Hour), firstID: 600,
+			file: "memory.jsonl", attention: attention.ModeAll, start: day.Add(6 * time.Hour), firstID: 600,
 			channel: state.Channel{ID: "512345678", Platform: "telegram", Title: "Ada"},
 			steps: []scriptStep{
 				// A fact worth keeping: remembered, then the reply.
