@@ -150,9 +150,9 @@ func (l *loop) finish(ctx context.Context, rep WakeReport) {
 	l.mu.Lock()
 	unread := 0
 	if ctx.Err() == nil {
-		if counts, err := l.s.deps.Store.UnreadCounts(ctx); err == nil {
-			unread = counts[l.id]
-		} else {
+		if has, err := l.hasUnread(ctx); err == nil && has {
+			unread = 1
+		} else if err != nil {
 			l.s.log.Warn("count unread after wake", zap.String("channel", l.id), zap.Error(err))
 		}
 	}

@@ -200,6 +200,9 @@ type Scheduler struct {
 	log  *zap.Logger
 	sem  chan struct{}
 
+	titles titleCache
+	unread unreadSnapshot
+
 	mu      sync.Mutex
 	loops   map[string]*loop
 	wakeSeq int64
@@ -410,7 +413,47 @@ func (s *Scheduler) upsertChannel(ctx context.Context, ch state.Channel, msg sta
 	if err := s.deps.Store.UpsertChannel(ctx, ch); err != nil {
 		return fmt.Errorf("deliver: record channel: %w", err)
 	}
+	s.titles.set(ch.ID, ch.Title)
 	return nil
+}
+
+// title returns a channel's title, from memory once known.
+func (s *Scheduler) title(ctx context.Context, id string) (string, error) {
+	if t, ok := s.titles.get(id); ok {
+		return t, nil
+	}
+	ch, err := s.deps.Store.Channel(ctx, id)
+	if errors.Is(err, state.ErrNotFound) {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	s.titles.set(id, ch.Title)
+	return ch.Title, nil
+}
+
+// titleCache remembers channel titles, so that the unread counts a
+// state message lists cost no lookups. Deliver keeps it current.
+type titleCache struct {
+	mu sync.RWMutex
+	m  map[string]string
+}
+
+func (c *titleCache) get(id string) (string, bool) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	t, ok := c.m[id]
+	return t, ok
+}
+
+func (c *titleCache) set(id, title string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil {
+		c.m = map[string]string{}
+	}
+	c.m[id] = title
 }
 
 func mergeMembers(a, b []string) []string {
