@@ -211,8 +211,44 @@ type Scheduler struct {
 	closed  bool
 	ctx     context.Context
 	cancel  context.CancelFunc
+	life    lifetime
+}
+
+// lifetime counts the scheduler's goroutines: the periodic tick and the
+// loops with a wake due now or running. None starts before Start or
+// after Close.
+type lifetime struct {
+	mu      sync.Mutex
+	ctx     context.Context
+	running bool
 	wg      sync.WaitGroup
 }
+
+func (lt *lifetime) start(ctx context.Context) {
+	lt.mu.Lock()
+	lt.ctx, lt.running = ctx, true
+	lt.mu.Unlock()
+}
+
+func (lt *lifetime) stop() {
+	lt.mu.Lock()
+	lt.running = false
+	lt.mu.Unlock()
+}
+
+// add counts a goroutine about to start and returns its context; false
+// means the scheduler is not running.
+func (lt *lifetime) add() (context.Context, bool) {
+	lt.mu.Lock()
+	defer lt.mu.Unlock()
+	if !lt.running {
+		return nil, false
+	}
+	lt.wg.Add(1)
+	return lt.ctx, true
+}
+
+func (lt *lifetime) done() { lt.wg.Done() }
 
 // New returns a scheduler; Start runs its loops.
 func New(cfg Config, deps Deps) (*Scheduler, error) {
@@ -264,12 +300,16 @@ func (s *Scheduler) Start(ctx context.Context) error {
 	}
 	s.started = true
 	s.ctx, s.cancel = context.WithCancel(ctx)
-	// Loops made before Start (messages delivered early) start now.
+	s.life.start(s.ctx)
+	early := make([]*loop, 0, len(s.loops))
 	for _, l := range s.loops {
-		s.wg.Add(1)
-		go l.run(s.ctx)
+		early = append(early, l)
 	}
 	s.mu.Unlock()
+	// Loops made before Start (messages delivered early) start now.
+	for _, l := range early {
+		l.schedule()
+	}
 
 	// With leases, each channel's leftovers are recovered by the process
 	// that gains it (Resume).
@@ -296,8 +336,9 @@ func (s *Scheduler) Start(ctx context.Context) error {
 		}
 	}
 	if s.cfg.TickInterval > 0 {
-		s.wg.Add(1)
-		go s.periodic(s.ctx)
+		if pctx, ok := s.life.add(); ok {
+			go s.periodic(pctx)
+		}
 	}
 	return nil
 }
@@ -332,12 +373,13 @@ func (s *Scheduler) Close(ctx context.Context) error {
 	s.closed = true
 	cancel := s.cancel
 	s.mu.Unlock()
+	s.life.stop()
 	if cancel != nil {
 		cancel()
 	}
 	done := make(chan struct{})
 	go func() {
-		s.wg.Wait()
+		s.life.wg.Wait()
 		close(done)
 	}()
 	select {
@@ -499,10 +541,6 @@ func (s *Scheduler) loopFor(id string) *loop {
 	}
 	l = newLoop(s, id)
 	s.loops[id] = l
-	if s.started && !s.closed {
-		s.wg.Add(1)
-		go l.run(s.ctx)
-	}
 	return l
 }
 
@@ -524,7 +562,7 @@ func (s *Scheduler) notifyChanged() {
 // periodic wakes channels that still have unread messages; channels with
 // nothing unread cost no model call.
 func (s *Scheduler) periodic(ctx context.Context) {
-	defer s.wg.Done()
+	defer s.life.done()
 	t := time.NewTicker(s.cfg.TickInterval)
 	defer t.Stop()
 	for {
