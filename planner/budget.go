@@ -1,6 +1,8 @@
 package planner
 
 import (
+	"strings"
+
 	"github.com/airi-go/airi/planner/tokens"
 	"github.com/airi-go/airi/prompts"
 	"github.com/airi-go/airi/state"
@@ -126,20 +128,91 @@ func (b *Builder) trimHistory(counts []int, first, budget int) int {
 	return skip
 }
 
-// systemTokens counts a channel's system message, once per distinct text.
-func (b *Builder) systemTokens(channelID, system string) int {
+// sectionCount is the token count of one static section's text, alone
+// and followed by the blank line that joins it to the next.
+type sectionCount struct {
+	text          string
+	alone, joined int // -1 until counted
+}
+
+// maxSectionTexts bounds the section texts remembered across channels;
+// past it the memory starts over (sections particular to a channel are
+// what fills it).
+const maxSectionTexts = 4096
+
+// sectionText returns the shared copy of a static section's text.
+func (b *Builder) sectionText(text string) string {
 	b.mu.Lock()
-	c := b.cache[channelID]
-	if c != nil && c.text == system {
-		n := c.tokens
-		b.mu.Unlock()
-		return n
+	defer b.mu.Unlock()
+	if c, ok := b.sections[text]; ok {
+		return c.text
+	}
+	if len(b.sections) >= maxSectionTexts {
+		clear(b.sections)
+	}
+	b.sections[text] = &sectionCount{text: text, alone: -1, joined: -1}
+	return text
+}
+
+// systemTokens counts a system message, framing included, section by
+// section: each static section's count is remembered across channels.
+// The o200k pre-tokenizer never joins the pieces on either side of the
+// blank line between two sections, as long as the next one does not
+// start with "/" (punctuation followed by line breaks takes a slash with
+// it), so the sum is the count of the whole; otherwise the whole is counted.
+func (b *Builder) systemTokens(system string, infos []SectionInfo) int {
+	n := tokens.PerMessage
+	for i, info := range infos {
+		last := i == len(infos)-1
+		end := info.End
+		if !last {
+			next := infos[i+1].Start
+			if next != end+2 || next >= len(system) || system[next] == '/' || info.Start == end {
+				return b.tok.Count(system) + tokens.PerMessage
+			}
+			end = next
+		} else if end != len(system) {
+			return b.tok.Count(system) + tokens.PerMessage
+		}
+		text := system[info.Start:info.End]
+		if info.Cache == string(prompts.CacheVolatile) {
+			n += b.tok.Count(system[info.Start:end])
+			continue
+		}
+		n += b.staticCount(text, system[info.Start:end], !last)
+	}
+	return n
+}
+
+// staticCount counts segment (text, with the joining blank line when
+// joined), once per distinct text.
+func (b *Builder) staticCount(text, segment string, joined bool) int {
+	b.mu.Lock()
+	c, ok := b.sections[text]
+	if ok {
+		n := c.alone
+		if joined {
+			n = c.joined
+		}
+		if n >= 0 {
+			b.mu.Unlock()
+			return n
+		}
 	}
 	b.mu.Unlock()
-	n := b.tok.Count(system) + tokens.PerMessage
+	n := b.tok.Count(segment)
 	b.mu.Lock()
-	if c != nil {
-		c.text, c.tokens = system, n
+	if !ok {
+		if len(b.sections) >= maxSectionTexts {
+			clear(b.sections)
+		}
+		c = &sectionCount{text: strings.Clone(text), alone: -1, joined: -1}
+		b.sections[c.text] = c
+	}
+	if joined {
+		c.joined = n
+	} else {
+		c.alone = n
 	}
 	b.mu.Unlock()
 	return n

@@ -53,8 +53,12 @@ type Input struct {
 	// Wake is the current wake: its records are shown in full, earlier ones
 	// compactly.
 	Wake int64
-	// Unread is the unread count per channel id, every channel.
+	// Unread is the unread count per channel id: every channel, or those
+	// the state message may list when UnreadOmitted counts the rest.
 	Unread map[string]int
+	// UnreadOmitted counts the channels with unread messages, and their
+	// messages, that Unread leaves out (a bot in very many busy chats).
+	UnreadOmitted UnreadOmitted
 	// Channels are the known channels (for titles in unread counts).
 	Channels []state.Channel
 	Now      time.Time
@@ -150,9 +154,11 @@ type Builder struct {
 	computed []Section
 	tok      *tokens.Counter
 
-	mu      sync.Mutex
-	cache   map[string]*systemCache // by channel id
-	turnTok map[string]turnTokens   // by channel id
+	mu    sync.Mutex
+	cache map[string]*systemCache // by channel id
+	// sections are static section texts shared across channels.
+	sections map[string]*sectionCount
+	turnTok  map[string]turnTokens // by channel id
 }
 
 // NewBuilder returns a builder rendering src's templates and the catalog
@@ -164,7 +170,7 @@ func NewBuilder(src *prompts.Source, reg *actions.Registry, opts BuilderOptions)
 	if opts.MaxTokens <= 0 {
 		opts.MaxTokens = DefaultMaxTokens
 	}
-	b := &Builder{src: src, opts: opts, tok: tokens.New(), cache: map[string]*systemCache{}, turnTok: map[string]turnTokens{}}
+	b := &Builder{src: src, opts: opts, tok: tokens.New(), cache: map[string]*systemCache{}, sections: map[string]*sectionCount{}, turnTok: map[string]turnTokens{}}
 	b.computed = append(builtinSections(reg), opts.Sections...)
 	return b
 }
@@ -175,6 +181,11 @@ func (b *Builder) zone(now time.Time) *time.Location {
 		return b.opts.TimeZone
 	}
 	return now.Location()
+}
+
+// UnreadOmitted counts unread messages of channels an Input leaves out.
+type UnreadOmitted struct {
+	Channels, Messages int
 }
 
 // HistoryLimit returns the history window to ask the store for.
@@ -198,7 +209,7 @@ func (b *Builder) Build(ctx context.Context, in Input) (Prompt, error) {
 	if err != nil {
 		return Prompt{}, fmt.Errorf("build prompt for %q: %w", in.Channel.ID, err)
 	}
-	sysTokens := b.systemTokens(in.Channel.ID, system)
+	sysTokens := b.systemTokens(system, infos)
 	in, shown := b.fitIncoming(in, b.opts.MaxTokens/4)
 
 	hist := b.window(in.History, in.HistoryTotal)

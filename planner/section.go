@@ -183,10 +183,6 @@ type systemCache struct {
 	version uint64
 	key     string
 	parts   []part
-	// text is the last system message rendered from parts and tokens its
-	// count, framing included.
-	text   string
-	tokens int
 }
 
 func factsKey(d prompts.Data) string {
@@ -259,7 +255,9 @@ func (b *Builder) system(set *prompts.Set, channelID string, d prompts.Data, now
 			if err != nil {
 				return "", nil, fmt.Errorf("section %s: %w", parts[i].info.Name, err)
 			}
-			parts[i].text = strings.TrimSpace(text)
+			// Channels share the text of a section that renders the same
+			// for them, and its token count.
+			parts[i].text = b.sectionText(strings.TrimSpace(text))
 			parts[i].render = nil
 		}
 		c = &systemCache{version: set.Version, key: key, parts: parts}

@@ -208,7 +208,7 @@ func oneLine(s string, n int) string {
 
 func unreadView(in Input) prompts.Unread {
 	var u prompts.Unread
-	if len(in.Unread) == 0 {
+	if len(in.Unread) == 0 && in.UnreadOmitted.Channels == 0 {
 		return u
 	}
 	titles := make(map[string]string, len(in.Channels))
@@ -218,19 +218,69 @@ func unreadView(in Input) prompts.Unread {
 	if in.Channel.Title != "" {
 		titles[in.Channel.ID] = in.Channel.Title
 	}
-	for id, n := range in.Unread {
+	listed := UnreadListed(in.Unread, in.Channel.ID)
+	u.Total = in.UnreadOmitted.Messages
+	for _, n := range in.Unread {
+		if n > 0 {
+			u.Total += n
+		}
+	}
+	for _, id := range listed {
+		u.Channels = append(u.Channels, prompts.UnreadChannel{ID: id, Title: prompts.Clip(titles[id], prompts.MaxTitleRunes), Count: in.Unread[id], Current: id == in.Channel.ID})
+	}
+	u.More = len(in.Unread) - len(listed) + in.UnreadOmitted.Channels
+	for _, n := range in.Unread {
 		if n <= 0 {
+			u.More--
+		}
+	}
+	return u
+}
+
+// MaxUnreadListed bounds the channels the state message lists by name
+// with their unread counts; the rest are counted, so that a bot in many
+// busy chats does not pay for all of them in every request.
+const MaxUnreadListed = 10
+
+// UnreadListed returns the channels of unread (with a positive count) that
+// the state message lists, in the order it lists them: current first,
+// then the others by id. Beyond MaxUnreadListed, the others with the most
+// unread are kept (ties by id).
+func UnreadListed(unread map[string]int, current string) []string {
+	room := MaxUnreadListed
+	ids := make([]string, 0, min(len(unread), MaxUnreadListed))
+	if unread[current] > 0 {
+		ids = append(ids, current)
+		room--
+	}
+	// The others with the most unread, ties by id: a bounded insertion
+	// keeps this linear in the channels however many there are.
+	type entry struct {
+		id string
+		n  int
+	}
+	before := func(a, b entry) bool { return a.n > b.n || (a.n == b.n && a.id < b.id) }
+	top := make([]entry, 0, room+1)
+	for id, n := range unread {
+		if n <= 0 || id == current {
 			continue
 		}
-		u.Total += n
-		u.Channels = append(u.Channels, prompts.UnreadChannel{ID: id, Title: prompts.Clip(titles[id], prompts.MaxTitleRunes), Count: n, Current: id == in.Channel.ID})
-	}
-	sort.Slice(u.Channels, func(i, j int) bool {
-		a, b := u.Channels[i], u.Channels[j]
-		if a.Current != b.Current {
-			return a.Current
+		e := entry{id, n}
+		if len(top) == room && !before(e, top[len(top)-1]) {
+			continue
 		}
-		return a.ID < b.ID
-	})
-	return u
+		i := sort.Search(len(top), func(i int) bool { return before(e, top[i]) })
+		top = append(top, entry{})
+		copy(top[i+1:], top[i:])
+		top[i] = e
+		if len(top) > room {
+			top = top[:room]
+		}
+	}
+	others := make([]string, len(top))
+	for i, e := range top {
+		others[i] = e.id
+	}
+	sort.Strings(others)
+	return append(ids, others...)
 }

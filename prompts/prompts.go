@@ -125,6 +125,10 @@ type Action struct {
 type Unread struct {
 	Total    int
 	Channels []UnreadChannel
+	// More is the number of channels with unread messages that Channels
+	// leaves out: it lists a bounded number, the current channel first,
+	// then those with the most unread.
+	More int
 }
 
 // UnreadChannel is the unread count of one channel.

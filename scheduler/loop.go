@@ -24,13 +24,13 @@ const (
 	triggerUnread   Trigger = "unread"
 )
 
-// loop is one channel's loop. Its goroutine decides when to wake; wake
-// itself runs the ticks and is also callable directly (tests, replay).
+// loop is one channel's loop. It holds a goroutine only while a wake is
+// due now or running: a wake due later waits on a timer, so an idle or
+// sleeping channel costs its few fields and nothing more. wake runs the
+// ticks and is also callable directly (tests, replay).
 type loop struct {
 	s  *Scheduler
 	id string
-	// kick tells the loop goroutine that its schedule changed.
-	kick chan struct{}
 	// arrived tells a tick in flight that a new message came in.
 	arrived chan struct{}
 	// wakeMu makes the ticks of one channel never overlap; it guards carry.
@@ -46,10 +46,14 @@ type loop struct {
 	firstPending time.Time
 	rearms       int
 	att          attendance
+	// active is set while the loop's goroutine runs; timer starts it
+	// when a wake falls due later.
+	active bool
+	timer  *time.Timer
 }
 
 func newLoop(s *Scheduler, id string) *loop {
-	return &loop{s: s, id: id, kick: make(chan struct{}, 1), arrived: make(chan struct{}, 1)}
+	return &loop{s: s, id: id, arrived: make(chan struct{}, 1)}
 }
 
 // signal schedules a wake for the given reason.
@@ -81,11 +85,45 @@ func (l *loop) signal(t Trigger) {
 		default:
 		}
 	}
-	select {
-	case l.kick <- struct{}{}:
-	default:
-	}
+	l.schedule()
 	l.s.notifyChanged()
+}
+
+// schedule starts the loop's goroutine for a wake due now, or sets the
+// timer for one due later; a running goroutine sees the new due time
+// itself once its wake ends.
+func (l *loop) schedule() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.active || l.due.IsZero() {
+		return
+	}
+	if wait := l.due.Sub(l.s.cfg.Now()); wait > 0 {
+		l.armLocked(wait)
+		return
+	}
+	l.startLocked()
+}
+
+func (l *loop) armLocked(wait time.Duration) {
+	if l.timer == nil {
+		l.timer = time.AfterFunc(wait, l.schedule)
+		return
+	}
+	l.timer.Reset(wait)
+}
+
+// startLocked starts the goroutine unless the scheduler is not running.
+func (l *loop) startLocked() {
+	ctx, ok := l.s.life.add()
+	if !ok {
+		return
+	}
+	if l.timer != nil {
+		l.timer.Stop()
+	}
+	l.active = true
+	go l.run(ctx)
 }
 
 // setDue moves the next wake; with override the new time replaces a later
@@ -103,26 +141,24 @@ func (l *loop) busy() bool {
 	return l.running || (!l.due.IsZero() && l.dueTrigger != triggerSleep)
 }
 
+// run runs the wakes that are due and returns when the next one is not:
+// schedule starts it again then.
 func (l *loop) run(ctx context.Context) {
-	defer l.s.wg.Done()
-	timer := time.NewTimer(time.Hour)
-	timer.Stop()
-	defer timer.Stop()
+	defer l.s.life.done()
 	for {
 		l.mu.Lock()
-		due := l.due
-		l.mu.Unlock()
-		if !due.IsZero() {
-			timer.Reset(max(due.Sub(l.s.cfg.Now()), 0))
-		}
-		select {
-		case <-ctx.Done():
+		if ctx.Err() != nil || l.due.IsZero() {
+			l.active = false
+			l.mu.Unlock()
 			return
-		case <-l.kick:
-			timer.Stop()
-			continue
-		case <-timer.C:
 		}
+		if wait := l.due.Sub(l.s.cfg.Now()); wait > 0 {
+			l.active = false
+			l.armLocked(wait)
+			l.mu.Unlock()
+			return
+		}
+		l.mu.Unlock()
 		l.runDue(ctx)
 	}
 }
@@ -150,9 +186,9 @@ func (l *loop) finish(ctx context.Context, rep WakeReport) {
 	l.mu.Lock()
 	unread := 0
 	if ctx.Err() == nil {
-		if counts, err := l.s.deps.Store.UnreadCounts(ctx); err == nil {
-			unread = counts[l.id]
-		} else {
+		if has, err := l.hasUnread(ctx); err == nil && has {
+			unread = 1
+		} else if err != nil {
 			l.s.log.Warn("count unread after wake", zap.String("channel", l.id), zap.Error(err))
 		}
 	}

@@ -202,6 +202,9 @@ type Scheduler struct {
 	log  *zap.Logger
 	sem  chan struct{}
 
+	titles titleCache
+	unread unreadSnapshot
+
 	mu      sync.Mutex
 	loops   map[string]*loop
 	wakeSeq int64
@@ -210,8 +213,44 @@ type Scheduler struct {
 	closed  bool
 	ctx     context.Context
 	cancel  context.CancelFunc
+	life    lifetime
+}
+
+// lifetime counts the scheduler's goroutines: the periodic tick and the
+// loops with a wake due now or running. None starts before Start or
+// after Close.
+type lifetime struct {
+	mu      sync.Mutex
+	ctx     context.Context
+	running bool
 	wg      sync.WaitGroup
 }
+
+func (lt *lifetime) start(ctx context.Context) {
+	lt.mu.Lock()
+	lt.ctx, lt.running = ctx, true
+	lt.mu.Unlock()
+}
+
+func (lt *lifetime) stop() {
+	lt.mu.Lock()
+	lt.running = false
+	lt.mu.Unlock()
+}
+
+// add counts a goroutine about to start and returns its context; false
+// means the scheduler is not running.
+func (lt *lifetime) add() (context.Context, bool) {
+	lt.mu.Lock()
+	defer lt.mu.Unlock()
+	if !lt.running {
+		return nil, false
+	}
+	lt.wg.Add(1)
+	return lt.ctx, true
+}
+
+func (lt *lifetime) done() { lt.wg.Done() }
 
 // New returns a scheduler; Start runs its loops.
 func New(cfg Config, deps Deps) (*Scheduler, error) {
@@ -263,12 +302,16 @@ func (s *Scheduler) Start(ctx context.Context) error {
 	}
 	s.started = true
 	s.ctx, s.cancel = context.WithCancel(ctx)
-	// Loops made before Start (messages delivered early) start now.
+	s.life.start(s.ctx)
+	early := make([]*loop, 0, len(s.loops))
 	for _, l := range s.loops {
-		s.wg.Add(1)
-		go l.run(s.ctx)
+		early = append(early, l)
 	}
 	s.mu.Unlock()
+	// Loops made before Start (messages delivered early) start now.
+	for _, l := range early {
+		l.schedule()
+	}
 
 	// With leases, each channel's leftovers are recovered by the process
 	// that gains it (Resume).
@@ -295,8 +338,9 @@ func (s *Scheduler) Start(ctx context.Context) error {
 		}
 	}
 	if s.cfg.TickInterval > 0 {
-		s.wg.Add(1)
-		go s.periodic(s.ctx)
+		if pctx, ok := s.life.add(); ok {
+			go s.periodic(pctx)
+		}
 	}
 	return nil
 }
@@ -331,12 +375,13 @@ func (s *Scheduler) Close(ctx context.Context) error {
 	s.closed = true
 	cancel := s.cancel
 	s.mu.Unlock()
+	s.life.stop()
 	if cancel != nil {
 		cancel()
 	}
 	done := make(chan struct{})
 	go func() {
-		s.wg.Wait()
+		s.life.wg.Wait()
 		close(done)
 	}()
 	select {
@@ -414,7 +459,47 @@ func (s *Scheduler) upsertChannel(ctx context.Context, ch state.Channel, msg sta
 	if err := s.deps.Store.UpsertChannel(ctx, ch); err != nil {
 		return fmt.Errorf("deliver: record channel: %w", err)
 	}
+	s.titles.set(ch.ID, ch.Title)
 	return nil
+}
+
+// title returns a channel's title, from memory once known.
+func (s *Scheduler) title(ctx context.Context, id string) (string, error) {
+	if t, ok := s.titles.get(id); ok {
+		return t, nil
+	}
+	ch, err := s.deps.Store.Channel(ctx, id)
+	if errors.Is(err, state.ErrNotFound) {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	s.titles.set(id, ch.Title)
+	return ch.Title, nil
+}
+
+// titleCache remembers channel titles, so that the unread counts a
+// state message lists cost no lookups. Deliver keeps it current.
+type titleCache struct {
+	mu sync.RWMutex
+	m  map[string]string
+}
+
+func (c *titleCache) get(id string) (string, bool) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	t, ok := c.m[id]
+	return t, ok
+}
+
+func (c *titleCache) set(id, title string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil {
+		c.m = map[string]string{}
+	}
+	c.m[id] = title
 }
 
 func mergeMembers(a, b []string) []string {
@@ -460,10 +545,6 @@ func (s *Scheduler) loopFor(id string) *loop {
 	}
 	l = newLoop(s, id)
 	s.loops[id] = l
-	if s.started && !s.closed {
-		s.wg.Add(1)
-		go l.run(s.ctx)
-	}
 	return l
 }
 
@@ -485,7 +566,7 @@ func (s *Scheduler) notifyChanged() {
 // periodic wakes channels that still have unread messages; channels with
 // nothing unread cost no model call.
 func (s *Scheduler) periodic(ctx context.Context) {
-	defer s.wg.Done()
+	defer s.life.done()
 	t := time.NewTicker(s.cfg.TickInterval)
 	defer t.Stop()
 	for {

@@ -77,13 +77,13 @@ func (l *loop) wake(ctx context.Context, trig Trigger) WakeReport {
 	switch {
 	case fromMessage(trig), trig == triggerPeriodic, trig == triggerRestart, trig == triggerUnread,
 		trig == triggerRetry, trig == triggerBudgetResume:
-		counts, err := s.deps.Store.UnreadCounts(ctx)
+		unread, err := l.hasUnread(ctx)
 		if err != nil {
 			s.log.Warn("count unread before wake", zap.String("channel", l.id), zap.Error(err))
 			rep.ModelFailed = true
 			return rep
 		}
-		if counts[l.id] == 0 {
+		if !unread {
 			rep.Skipped = true
 			return rep
 		}
@@ -171,6 +171,15 @@ func (l *loop) next(ctx context.Context, out tickOutcome, unanswered bool) bool 
 		return true
 	}
 	return fresh
+}
+
+// hasUnread reports whether the channel has an unread message.
+func (l *loop) hasUnread(ctx context.Context) (bool, error) {
+	unread, err := l.s.deps.Store.Unread(ctx, l.id, 1)
+	if err != nil {
+		return false, fmt.Errorf("read unread: %w", err)
+	}
+	return len(unread) > 0, nil
 }
 
 // arrivedSince reports unread messages of the channel newer than watermark.
@@ -502,9 +511,20 @@ func (s *Scheduler) input(ctx context.Context, id string, w *wakeState, now time
 			offered = append(offered, m)
 		}
 	}
-	counts, err := st.UnreadCounts(ctx)
+	view, err := s.unreadCounts(ctx, id)
 	if err != nil {
-		return planner.Input{}, fmt.Errorf("count unread: %w", err)
+		return planner.Input{}, err
+	}
+	own := view.counts[id]
+	if !view.exact {
+		own = len(unread)
+		if len(unread) >= limit+pendingBy[id] {
+			all, err := st.Unread(ctx, id, 0)
+			if err != nil {
+				return planner.Input{}, fmt.Errorf("read unread: %w", err)
+			}
+			own = len(all)
+		}
 	}
 	history, total, err := st.History(ctx, id, s.cfg.HistoryLimit)
 	if err != nil {
@@ -529,25 +549,33 @@ func (s *Scheduler) input(ctx context.Context, id string, w *wakeState, now time
 	if err != nil {
 		return planner.Input{}, fmt.Errorf("read action history: %w", err)
 	}
-	chans, err := st.Channels(ctx)
-	if err != nil {
-		return planner.Input{}, fmt.Errorf("list channels: %w", err)
-	}
 	platform := ch.Platform
 	if s.deps.Platform != nil {
 		platform = s.deps.Platform(ch)
 	}
 	// Counts leave out what this request offers as new and what the read
 	// result it shows lists.
-	unreadOthers := map[string]int{}
-	for cid, n := range counts {
-		n -= pendingBy[cid]
+	unreadOthers := make(map[string]int, len(view.counts)+1)
+	for cid, n := range view.counts {
 		if cid == id {
-			n -= len(offered)
+			continue
 		}
-		if n > 0 && s.allowed(cid) {
+		if n -= pendingBy[cid]; n > 0 {
 			unreadOthers[cid] = n
 		}
+	}
+	if n := own - pendingBy[id] - len(offered); n > 0 && s.allowed(id) {
+		unreadOthers[id] = n
+	}
+	// Titles are looked up only for the channels the state message lists.
+	listed := planner.UnreadListed(unreadOthers, "")
+	chans := make([]state.Channel, 0, len(listed))
+	for _, cid := range listed {
+		title, err := s.title(ctx, cid)
+		if err != nil {
+			return planner.Input{}, fmt.Errorf("look up channel %q: %w", cid, err)
+		}
+		chans = append(chans, state.Channel{ID: cid, Title: title})
 	}
 	incoming := append(append([]state.Message(nil), carry...), offered...)
 	var attn, notice string
@@ -558,21 +586,22 @@ func (s *Scheduler) input(ctx context.Context, id string, w *wakeState, now time
 		}
 	}
 	return planner.Input{
-		Attention:    attn,
-		Notice:       notice,
-		Platform:     platform,
-		BotName:      s.cfg.BotName,
-		Language:     s.cfg.Language,
-		Channel:      ch,
-		History:      history,
-		HistoryTotal: total,
-		Incoming:     incoming,
-		Remaining:    max(counts[id]-len(offered)-pendingBy[id], 0),
-		Actions:      acts,
-		Wake:         w.id,
-		Unread:       unreadOthers,
-		Channels:     chans,
-		Now:          now,
-		Shrink:       w.shrink,
+		Attention:     attn,
+		Notice:        notice,
+		Platform:      platform,
+		BotName:       s.cfg.BotName,
+		Language:      s.cfg.Language,
+		Channel:       ch,
+		History:       history,
+		HistoryTotal:  total,
+		Incoming:      incoming,
+		Remaining:     max(own-len(offered)-pendingBy[id], 0),
+		Actions:       acts,
+		Wake:          w.id,
+		Unread:        unreadOthers,
+		UnreadOmitted: view.omitted,
+		Channels:      chans,
+		Now:           now,
+		Shrink:        w.shrink,
 	}, nil
 }

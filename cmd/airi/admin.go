@@ -148,6 +148,7 @@ func (s *adminServer) handler() http.Handler {
 	})
 	mux.Handle("GET /metrics", s.auth(promhttp.HandlerFor(s.metrics.reg, promhttp.HandlerOpts{})))
 	s.mountInspector(mux)
+	registerProfiles(mux, s.auth)
 	return mux
 }
 

@@ -44,6 +44,7 @@ Usage:
   airi memory list|show|delete|export|import   the bot's memory notes
   airi forget --user ID      delete a person's notes and messages everywhere
   airi migrate               apply pending database migrations
+  airi bench                 measure the runtime under load against built-in fakes
   airi version               print the version
 
 Configuration comes from environment variables (see the README), optionally
@@ -96,6 +97,8 @@ func (a *app) run(ctx context.Context, args []string) int {
 		return a.cmdMemory(ctx, rest)
 	case "forget":
 		return a.cmdForget(ctx, rest)
+	case "bench":
+		return a.cmdBench(ctx, rest)
 	case "version", "--version", "-v":
 		fmt.Fprintln(a.stdout, "airi", version)
 		return exitOK

@@ -1,0 +1,92 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func benchEnv(vars map[string]string) func(string) string {
+	return func(k string) string { return vars[k] }
+}
+
+// TestBenchRunsScenarios runs both scenarios small and checks that every
+// message reached the model and every chat was answered, and that a
+// baseline gives ratios.
+func TestBenchRunsScenarios(t *testing.T) {
+	env := benchEnv(map[string]string{"AIRI_DEBOUNCE": "10ms", "AIRI_CONTINUE_DELAY": "10ms"})
+	tests := []struct {
+		name     string
+		args     []string
+		channels int
+	}{
+		{"burst", []string{"--burst", "20"}, 20},
+		{"steady", []string{"--steady", "30", "--rate", "200", "--duration", "200ms", "--latency", "5ms"}, 30},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			a := &app{stdout: &out, stderr: &errOut, getenv: env}
+			if code := a.run(context.Background(), append([]string{"bench", "--json"}, tt.args...)); code != exitOK {
+				t.Fatalf("exit %d; stderr:\n%s", code, errOut.String())
+			}
+			var res benchResult
+			if err := json.Unmarshal(out.Bytes(), &res); err != nil {
+				t.Fatalf("output is not JSON: %v\n%s", err, out.String())
+			}
+			if res.Channels != tt.channels || res.Messages == 0 || res.Lost != 0 || res.ChatsUnanswered != 0 || res.Shown != res.Messages {
+				t.Fatalf("result %+v: want every message shown and every chat answered", res)
+			}
+			if res.ModelCalls == 0 || res.Ticks == 0 || res.Replies < res.ChatsMessaged || res.PeakRSSMB <= 0 || res.CPUPerTickMS <= 0 {
+				t.Fatalf("result %+v: missing figures", res)
+			}
+
+			base := filepath.Join(t.TempDir(), "base.json")
+			if err := os.WriteFile(base, out.Bytes(), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			out.Reset()
+			a = &app{stdout: &out, stderr: &errOut, getenv: env}
+			if code := a.run(context.Background(), append([]string{"bench", "--baseline", base}, tt.args...)); code != exitOK {
+				t.Fatalf("exit %d with a baseline; stderr:\n%s", code, errOut.String())
+			}
+			if !strings.Contains(out.String(), "ratio") || !strings.Contains(out.String(), "×") {
+				t.Fatalf("no ratios printed:\n%s", out.String())
+			}
+		})
+	}
+}
+
+func TestBenchUsage(t *testing.T) {
+	bad := filepath.Join(t.TempDir(), "bad.json")
+	if err := os.WriteFile(bad, []byte("not json"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no scenario", nil, "choose a scenario"},
+		{"two scenarios", []string{"--burst", "1", "--steady", "1"}, "choose one scenario"},
+		{"no rate", []string{"--steady", "5", "--rate", "0"}, "positive --rate"},
+		{"bad baseline", []string{"--burst", "1", "--baseline", bad}, "not the JSON"},
+		{"stray argument", []string{"--burst", "1", "extra"}, "unexpected arguments"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var errOut bytes.Buffer
+			a := &app{stdout: &bytes.Buffer{}, stderr: &errOut, getenv: benchEnv(nil)}
+			if code := a.run(context.Background(), append([]string{"bench"}, tt.args...)); code != exitUsage {
+				t.Fatalf("exit %d, want %d", code, exitUsage)
+			}
+			if !strings.Contains(errOut.String(), tt.want) {
+				t.Fatalf("stderr %q does not say %q", errOut.String(), tt.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,494 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/airi-go/airi/planner"
+	"github.com/airi-go/airi/state"
+)
+
+// benchSpec is one scenario of airi bench.
+type benchSpec struct {
+	// Burst is the number of private chats that each send one message at
+	// once; zero selects the steady scenario.
+	Burst int
+	// Steady is the number of channels that messages arrive in at Rate
+	// messages a second in all, for Duration.
+	Steady   int
+	Rate     float64
+	Duration time.Duration
+	// Latency is how long the model takes to answer.
+	Latency time.Duration
+	// Drain bounds the wait for the last answers once injection ends.
+	Drain time.Duration
+	// Seed makes the steady scenario's choice of channels repeatable.
+	Seed uint64
+}
+
+func (s benchSpec) name() string {
+	if s.Burst > 0 {
+		return fmt.Sprintf("burst %d", s.Burst)
+	}
+	return fmt.Sprintf("steady %d channels, %g msg/s, %s", s.Steady, s.Rate, s.Duration)
+}
+
+// benchResult is what one run of a scenario measured.
+type benchResult struct {
+	Scenario        string  `json:"scenario"`
+	Channels        int     `json:"channels"`
+	Messages        int     `json:"messages"`
+	Shown           int     `json:"messages_shown"`
+	Lost            int     `json:"messages_lost"`
+	ChatsMessaged   int     `json:"chats_messaged"`
+	ChatsUnanswered int     `json:"chats_unanswered"`
+	Replies         int     `json:"replies"`
+	Concurrency     int     `json:"model_concurrency"`
+	ModelLatencyMS  float64 `json:"model_latency_ms"`
+	DebounceMS      float64 `json:"debounce_ms"`
+	LastReplyMS     float64 `json:"last_reply_ms"`
+	WakeP50MS       float64 `json:"wake_latency_p50_ms"`
+	WakeP99MS       float64 `json:"wake_latency_p99_ms"`
+	ModelCalls      int     `json:"model_calls"`
+	Ticks           int     `json:"ticks"`
+	ModelCallsPerS  float64 `json:"model_calls_per_second"`
+	TicksPerS       float64 `json:"ticks_per_second"`
+	SlotUtilisation float64 `json:"model_slot_utilisation"`
+	AllocsPerTick   float64 `json:"allocs_per_tick"`
+	BytesPerTick    float64 `json:"alloc_bytes_per_tick"`
+	CPUPerTickMS    float64 `json:"cpu_per_tick_ms"`
+	CPUSeconds      float64 `json:"cpu_seconds"`
+	WallSeconds     float64 `json:"wall_seconds"`
+	StartRSSMB      float64 `json:"start_rss_mb"`
+	PeakRSSMB       float64 `json:"peak_rss_mb"`
+}
+
+// benchMsg is a message injected and not yet shown to the model.
+type benchMsg struct {
+	mark   string
+	stored time.Time
+}
+
+// benchRecorder follows every message from the moment it is stored to
+// the model call that shows it, and every reply.
+type benchRecorder struct {
+	debounce    time.Duration
+	concurrency int
+	ticks       atomic.Int64
+
+	mu        sync.Mutex
+	pending   map[string][]benchMsg
+	inflight  map[string]int
+	nInflight int
+	calls     int
+	shown     int
+	latencies []time.Duration
+	lastMsg   map[string]time.Time
+	// lastShown is when the latest call that showed a message of the
+	// channel started; a reply after it answers the channel.
+	lastShown map[string]time.Time
+	lastReply map[string]time.Time
+	replies   int
+	latest    time.Time
+	// busy and offered sum, over samples, the model slots in use and the
+	// slots that the work waiting could have used.
+	busy, offered int64
+	allDone       chan struct{}
+	wantReplies   int
+}
+
+func newBenchRecorder(debounce time.Duration, concurrency int) *benchRecorder {
+	return &benchRecorder{
+		debounce: debounce, concurrency: concurrency,
+		pending: map[string][]benchMsg{}, inflight: map[string]int{},
+		lastMsg: map[string]time.Time{}, lastShown: map[string]time.Time{}, lastReply: map[string]time.Time{},
+		allDone: make(chan struct{}),
+	}
+}
+
+func (r *benchRecorder) stored(channel, mark string, at time.Time) {
+	r.mu.Lock()
+	r.pending[channel] = append(r.pending[channel], benchMsg{mark: mark, stored: at})
+	r.lastMsg[channel] = at
+	r.mu.Unlock()
+}
+
+// callStarted marks the messages the request shows as picked up.
+func (r *benchRecorder) callStarted(req planner.Request) {
+	now := time.Now()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.calls++
+	r.nInflight++
+	r.inflight[req.ChannelID]++
+	waiting := r.pending[req.ChannelID]
+	kept := waiting[:0]
+	for _, m := range waiting {
+		if requestShows(req, m.mark) {
+			r.shown++
+			r.lastShown[req.ChannelID] = now
+			r.latencies = append(r.latencies, now.Sub(m.stored))
+			continue
+		}
+		kept = append(kept, m)
+	}
+	if len(kept) == 0 {
+		delete(r.pending, req.ChannelID)
+	} else {
+		r.pending[req.ChannelID] = kept
+	}
+}
+
+func requestShows(req planner.Request, mark string) bool {
+	for i := len(req.Messages) - 1; i >= 0; i-- {
+		if strings.Contains(req.Messages[i].Content, mark) {
+			return true
+		}
+	}
+	return false
+}
+
+func (r *benchRecorder) callEnded(channel string) {
+	r.mu.Lock()
+	r.nInflight--
+	if r.inflight[channel]--; r.inflight[channel] <= 0 {
+		delete(r.inflight, channel)
+	}
+	r.mu.Unlock()
+}
+
+func (r *benchRecorder) replied(channel string) {
+	now := time.Now()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	_, before := r.lastReply[channel]
+	r.lastReply[channel] = now
+	r.replies++
+	r.latest = now
+	if !before && r.wantReplies > 0 && len(r.lastReply) == r.wantReplies {
+		close(r.allDone)
+	}
+}
+
+// sample adds the model slots in use now and those the work waiting
+// could use: channels whose debounce is over and whose messages no call
+// has shown yet.
+func (r *benchRecorder) sample(now time.Time) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	ready := 0
+	for ch, msgs := range r.pending {
+		if r.inflight[ch] == 0 && now.Sub(msgs[0].stored) >= r.debounce {
+			ready++
+		}
+	}
+	r.busy += int64(r.nInflight)
+	r.offered += int64(min(r.concurrency, r.nInflight+ready))
+}
+
+// settled reports that every message was shown and no call is running.
+func (r *benchRecorder) settled() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.pending) == 0 && r.nInflight == 0
+}
+
+// benchModel answers every request at once or after its latency with a
+// send to the request's channel.
+type benchModel struct {
+	latency time.Duration
+	rec     *benchRecorder
+	n       atomic.Int64
+}
+
+func (m *benchModel) Complete(ctx context.Context, req planner.Request) (planner.Response, error) {
+	m.rec.callStarted(req)
+	defer m.rec.callEnded(req.ChannelID)
+	start := time.Now()
+	if m.latency > 0 {
+		t := time.NewTimer(m.latency)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return planner.Response{}, fmt.Errorf("bench model: %w", ctx.Err())
+		case <-t.C:
+		}
+	}
+	id, _ := json.Marshal(req.ChannelID)
+	return planner.Response{
+		// Each reply differs: the runtime refuses to send one text twice.
+		Content:  `{"action":"send_message","channelId":` + string(id) + `,"content":"noted, thanks (` + strconv.FormatInt(m.n.Add(1), 10) + `)"}`,
+		Usage:    state.Usage{PromptTokens: 1500, CompletionTokens: 20},
+		Latency:  time.Since(start),
+		Attempts: 1,
+	}, nil
+}
+
+// benchSender is the adapter replies go to.
+type benchSender struct {
+	rec *benchRecorder
+	n   atomic.Int64
+}
+
+func (s *benchSender) Name() string { return "telegram" }
+
+func (s *benchSender) Send(_ context.Context, out state.Outgoing) (string, error) {
+	s.rec.replied(out.ChannelID)
+	return "bench-" + strconv.FormatInt(s.n.Add(1), 10), nil
+}
+
+// runBench runs one scenario on a fresh SQLite database in dir.
+func runBench(ctx context.Context, cfg config, spec benchSpec, dir string, log *zap.Logger) (benchResult, error) {
+	cfg.DatabaseURL = ""
+	cfg.DBPath = filepath.Join(dir, "airi.db")
+	res := benchResult{Scenario: spec.name(), Concurrency: cfg.Concurrency,
+		ModelLatencyMS: ms(spec.Latency), DebounceMS: ms(cfg.Debounce)}
+	rec := newBenchRecorder(cfg.Debounce, cfg.Concurrency)
+	snd := &benchSender{rec: rec}
+	rt, err := openRuntime(ctx, cfg, log, runtimeOptions{
+		Model:  &benchModel{latency: spec.Latency, rec: rec},
+		Router: &router{adapters: []sender{snd}, selfQualified: map[string]bool{}},
+		OnTick: func(state.Tick) { rec.ticks.Add(1) },
+	})
+	if err != nil {
+		return res, err
+	}
+	defer rt.close()
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	if err := rt.sched.Start(runCtx); err != nil {
+		return res, fmt.Errorf("start scheduler: %w", err)
+	}
+	defer func() {
+		closeCtx, done := context.WithTimeout(context.WithoutCancel(ctx), shutdownGrace)
+		defer done()
+		cancel()
+		_ = rt.sched.Close(closeCtx)
+	}()
+	in := rt.inbox("telegram")
+
+	channels := spec.Burst
+	if channels == 0 {
+		channels = spec.Steady
+		// Every channel is known to the store before the first message,
+		// as in a bot that has been in them for a while.
+		for i := range channels {
+			ch := benchChannel(i)
+			if err := rt.store.UpsertChannel(ctx, ch); err != nil {
+				return res, fmt.Errorf("register channel %s: %w", ch.ID, err)
+			}
+		}
+	}
+	res.Channels = channels
+
+	runtime.GC()
+	res.StartRSSMB = rssMB("VmRSS")
+	resetPeakRSS()
+	var ms0 runtime.MemStats
+	runtime.ReadMemStats(&ms0)
+	cpu0 := cpuTime()
+	start := time.Now()
+
+	samplerDone := make(chan struct{})
+	stopSampler := make(chan struct{})
+	go func() {
+		defer close(samplerDone)
+		t := time.NewTicker(10 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-stopSampler:
+				return
+			case now := <-t.C:
+				rec.sample(now)
+			}
+		}
+	}()
+	defer func() {
+		select {
+		case <-stopSampler:
+		default:
+			close(stopSampler)
+		}
+		<-samplerDone
+	}()
+
+	seq := 0
+	deliver := func(i int) error {
+		seq++
+		ch := benchChannel(i)
+		mark := fmt.Sprintf("message %d of", seq)
+		msg := state.Message{PlatformID: strconv.Itoa(seq), SenderID: "u" + strconv.Itoa(i), SenderName: "User " + strconv.Itoa(i),
+			Content: "hello, this is " + mark + " the bench", Time: time.Now()}
+		if err := in.Deliver(ctx, ch, msg); err != nil {
+			return fmt.Errorf("deliver message %d: %w", seq, err)
+		}
+		rec.stored(ch.ID, mark, time.Now())
+		return nil
+	}
+
+	if spec.Burst > 0 {
+		rec.mu.Lock()
+		rec.wantReplies = spec.Burst
+		rec.mu.Unlock()
+		for i := range spec.Burst {
+			if err := deliver(i); err != nil {
+				return res, err
+			}
+		}
+		select {
+		case <-rec.allDone:
+		case <-time.After(spec.Drain):
+		case <-ctx.Done():
+			return res, ctx.Err()
+		}
+	} else {
+		rng := rand.New(rand.NewPCG(spec.Seed, spec.Seed^0x9e3779b97f4a7c15))
+		t := time.NewTicker(5 * time.Millisecond)
+		end := start.Add(spec.Duration)
+		sent := 0
+	inject:
+		for {
+			select {
+			case <-ctx.Done():
+				t.Stop()
+				return res, ctx.Err()
+			case now := <-t.C:
+				if !now.Before(end) {
+					break inject
+				}
+				due := int(spec.Rate * now.Sub(start).Seconds())
+				for ; sent < due; sent++ {
+					if err := deliver(rng.IntN(channels)); err != nil {
+						t.Stop()
+						return res, err
+					}
+				}
+			}
+		}
+		t.Stop()
+		deadline := time.Now().Add(spec.Drain)
+		for !rec.settled() && time.Now().Before(deadline) {
+			select {
+			case <-ctx.Done():
+				return res, ctx.Err()
+			case <-time.After(20 * time.Millisecond):
+			}
+		}
+	}
+	close(stopSampler)
+	<-samplerDone
+	// The last replies' ticks are recorded once the scheduler is idle.
+	idleCtx, idleDone := context.WithTimeout(ctx, 10*time.Second)
+	err = rt.sched.WaitIdle(idleCtx)
+	idleDone()
+	if err != nil && ctx.Err() != nil {
+		return res, ctx.Err()
+	}
+	wall := time.Since(start)
+	cpu := cpuTime() - cpu0
+	var ms1 runtime.MemStats
+	runtime.ReadMemStats(&ms1)
+	res.PeakRSSMB = peakRSSMB()
+
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	res.Messages = seq
+	res.Shown = rec.shown
+	res.Lost = seq - rec.shown
+	res.ChatsMessaged = len(rec.lastMsg)
+	for ch, at := range rec.lastShown {
+		if r, ok := rec.lastReply[ch]; !ok || r.Before(at) {
+			res.ChatsUnanswered++
+		}
+	}
+	res.Replies = rec.replies
+	if !rec.latest.IsZero() {
+		res.LastReplyMS = ms(rec.latest.Sub(start))
+	}
+	res.WakeP50MS, res.WakeP99MS = percentile(rec.latencies, 0.50), percentile(rec.latencies, 0.99)
+	res.ModelCalls = rec.calls
+	res.Ticks = int(rec.ticks.Load())
+	res.WallSeconds = wall.Seconds()
+	res.CPUSeconds = cpu.Seconds()
+	res.ModelCallsPerS = float64(res.ModelCalls) / wall.Seconds()
+	res.TicksPerS = float64(res.Ticks) / wall.Seconds()
+	if rec.offered > 0 {
+		res.SlotUtilisation = float64(rec.busy) / float64(rec.offered)
+	}
+	if res.Ticks > 0 {
+		n := float64(res.Ticks)
+		res.AllocsPerTick = float64(ms1.Mallocs-ms0.Mallocs) / n
+		res.BytesPerTick = float64(ms1.TotalAlloc-ms0.TotalAlloc) / n
+		res.CPUPerTickMS = ms(cpu) / n
+	}
+	return res, nil
+}
+
+// benchChannel is the i-th private chat of a scenario.
+func benchChannel(i int) state.Channel {
+	id := strconv.Itoa(100000 + i)
+	return state.Channel{ID: id, Platform: "telegram", Title: "User " + strconv.Itoa(i)}
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// percentile returns the q-quantile of ds in milliseconds (0 for none).
+func percentile(ds []time.Duration, q float64) float64 {
+	if len(ds) == 0 {
+		return 0
+	}
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	i := int(q*float64(len(s)-1) + 0.5)
+	return ms(s[i])
+}
+
+// rssMB reads a memory figure of this process from /proc (0 where there
+// is none).
+func rssMB(field string) float64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		v, ok := strings.CutPrefix(line, field+":")
+		if !ok {
+			continue
+		}
+		kb, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 64)
+		if err != nil {
+			return 0
+		}
+		return kb / 1024
+	}
+	return 0
+}
+
+// resetPeakRSS starts the peak resident size over from the current one
+// (Linux), so that the scenario's peak is not the setup's.
+func resetPeakRSS() {
+	_ = os.WriteFile("/proc/self/clear_refs", []byte("5"), 0)
+}
+
+// peakRSSMB is the peak resident size since resetPeakRSS, or of the whole
+// process where the kernel cannot reset it.
+func peakRSSMB() float64 {
+	if v := rssMB("VmHWM"); v > 0 {
+		return v
+	}
+	return maxRSSMB()
+}
