@@ -15,7 +15,9 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/airi-go/airi/adapters/telegram/telegramtest"
+	"github.com/airi-go/airi/planner"
 	"github.com/airi-go/airi/planner/openai/openaitest"
+	"github.com/airi-go/airi/planner/tokens"
 	"github.com/airi-go/airi/prompts"
 	"github.com/airi-go/airi/state"
 	"github.com/airi-go/airi/state/sqlite"
@@ -360,6 +362,15 @@ func TestRunRunawaySendIsRefused(t *testing.T) {
 				t.Errorf("%d messages reached the chat, want none (and never over %d)", len(sent), maxParts)
 			}
 			st := model.stateOf(t, 2)
+			// The refused text does not come back whole: the next request
+			// stays within AIRI_PROMPT_MAX_TOKENS.
+			var msgs []state.ChatMessage
+			for _, m := range model.h.Requests()[1].Messages {
+				msgs = append(msgs, state.ChatMessage{Role: m.Role, Content: m.Content})
+			}
+			if n := tokens.New().Request(msgs); n > planner.DefaultMaxTokens {
+				t.Errorf("the next request holds %d tokens, over the budget of %d", n, planner.DefaultMaxTokens)
+			}
 			for _, want := range tt.told {
 				if !strings.Contains(st, want) {
 					t.Errorf("the model was not told %q; state:\n%.2000s", want, st)
