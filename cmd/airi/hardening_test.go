@@ -265,37 +265,59 @@ func TestRunFloodReadMeansSeen(t *testing.T) {
 	}
 }
 
-// TestRunWaitingMessagesReadMeansSeen posts 60 group messages before the
-// bot starts: all are stored, all end up read, and each read one was shown
-// in a request the model answered.
+// TestRunWaitingMessagesReadMeansSeen posts group messages before the bot
+// starts: all are stored, all end up read, and each read one was shown in
+// a request the model answered.
 func TestRunWaitingMessagesReadMeansSeen(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
 	}
-	const n = 60
-	tg := telegramtest.Start(telegramtest.Options{ReadAllGroupMessages: true})
-	defer tg.Close()
-	for i := 1; i <= n; i++ {
-		from := telegramtest.User{ID: int64(1000 + i%7), FirstName: fmt.Sprintf("User%d", i%7)}
-		tg.Post(telegramtest.Incoming{Chat: floodGroup, From: from, Text: fmt.Sprintf("waiting #%02d: who has the keys to the boathouse?", i)})
+	alwaysRead := func(_ context.Context, req openaitest.Request) openaitest.Reply {
+		return openaitest.Text(fmt.Sprintf(`{"action":"read_unread_messages","channelId":%q}`, strings.TrimPrefix(req.User, "airi:")))
 	}
-	model := newSeenModel(t, readingModel)
-	db := dbIn(t)
-	bot := startBot(t, botEnv(model.URL(), db, "TELEGRAM_BOT_TOKEN="+tg.Token(), "TELEGRAM_API_BASE_URL="+tg.URL(),
-		"AIRI_GROUP_MODE=all", "AIRI_TICK_INTERVAL=200ms"))
-	channel := strconv.FormatInt(floodGroup.ID, 10)
-	waitUntil(t, "every update is confirmed", bot, func() bool { return len(tg.Pending()) == 0 })
-	st := readStore(t, db)
-	waitUntil(t, "every waiting message is read", bot, func() bool {
-		counts, err := st.UnreadCounts(context.Background())
-		return err == nil && counts[channel] == 0
-	})
-	bot.stop(t)
-	stored, read, unseen := readButUnseen(t, st, channel, model.answeredStates())
-	if stored != n || read != n || unseen != 0 {
-		t.Errorf("%d stored, %d read, %d read but unseen; want %d, %d, 0", stored, read, unseen, n, n)
+	tests := []struct {
+		name    string
+		n, size int
+		env     []string
+		model   openaitest.AnswerFunc
+	}{
+		{name: "60 waiting", n: 60, size: 50, model: readingModel},
+		{name: "30 of 500 characters", n: 30, size: 500, model: readingModel},
+		// Every wake ends on its cap right after a read: the result of the
+		// last read of a wake is never shown.
+		{name: "200 waiting, wakes of two calls that read", n: 200, size: 50, env: []string{"AIRI_MAX_ITERATIONS=2"}, model: alwaysRead},
 	}
-	t.Logf("%d waiting: %d stored, %d read, %d read but unseen over %d answered requests", n, stored, read, unseen, len(model.answeredStates()))
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tg := telegramtest.Start(telegramtest.Options{ReadAllGroupMessages: true})
+			defer tg.Close()
+			for i := 1; i <= tt.n; i++ {
+				from := telegramtest.User{ID: int64(1000 + i%7), FirstName: fmt.Sprintf("User%d", i%7)}
+				text := fmt.Sprintf("waiting #%02d: who has the keys to the boathouse?", i)
+				for len(text) < tt.size {
+					text += " The old ones are on the hook by the door, the new ones nobody knows."
+				}
+				tg.Post(telegramtest.Incoming{Chat: floodGroup, From: from, Text: text[:max(tt.size, 15)]})
+			}
+			model := newSeenModel(t, tt.model)
+			db := dbIn(t)
+			bot := startBot(t, botEnv(model.URL(), db, append([]string{"TELEGRAM_BOT_TOKEN=" + tg.Token(), "TELEGRAM_API_BASE_URL=" + tg.URL(),
+				"AIRI_GROUP_MODE=all", "AIRI_TICK_INTERVAL=200ms"}, tt.env...)...))
+			channel := strconv.FormatInt(floodGroup.ID, 10)
+			waitUntil(t, "every update is confirmed", bot, func() bool { return len(tg.Pending()) == 0 })
+			st := readStore(t, db)
+			waitUntil(t, "every waiting message is read", bot, func() bool {
+				counts, err := st.UnreadCounts(context.Background())
+				return err == nil && counts[channel] == 0
+			})
+			bot.stop(t)
+			stored, read, unseen := readButUnseen(t, st, channel, model.answeredStates())
+			if stored != tt.n || read != tt.n || unseen != 0 {
+				t.Errorf("%d stored, %d read, %d read but unseen; want %d, %d, 0", stored, read, unseen, tt.n, tt.n)
+			}
+			t.Logf("%d waiting: %d stored, %d read, %d read but unseen over %d answered requests", tt.n, stored, read, unseen, len(model.answeredStates()))
+		})
+	}
 }
 
 // privateBot starts `airi run` against a fake Bot API where Ann has just
