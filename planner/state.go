@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/airi-go/airi/actions"
 	"github.com/airi-go/airi/prompts"
@@ -117,6 +118,9 @@ func (b *Builder) actionView(r state.ActionRecord, channelID string, compact, la
 			result = strings.TrimSuffix(strings.TrimSpace(first), ":") + "; shown to you on an earlier call and now read"
 		}
 	}
+	if !compact {
+		act = cutStrings(act, r.OK)
+	}
 	if compact {
 		// Earlier turns are reminders: what was sent is in the history
 		// already, so the name, where it went and a failure are enough.
@@ -154,6 +158,60 @@ func compactAction(r state.ActionRecord, channelID string) string {
 		}
 	}
 	return name
+}
+
+// cutStrings shields the state message from an action's long text: a
+// string value over the per-message cap (the history's cap when the action
+// failed or was refused, as a send over the length limits is) is cut with a
+// marker. A refused send of 100 KB would otherwise come back whole in every
+// request of the wake. An action without a long value is left as it is.
+func cutStrings(act string, ok bool) string {
+	n := prompts.MaxMessageRunes
+	if !ok {
+		n = prompts.MaxHistoryRunes
+	}
+	if len(act) <= n+64 {
+		return act
+	}
+	dec := json.NewDecoder(strings.NewReader(act))
+	dec.UseNumber()
+	var v any
+	if dec.Decode(&v) != nil {
+		return act
+	}
+	cut := false
+	v = cutValue(v, n, &cut)
+	if !cut {
+		return act
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if enc.Encode(v) != nil {
+		return act
+	}
+	return strings.TrimSuffix(buf.String(), "\n")
+}
+
+// cutValue cuts the strings of a decoded JSON value to n runes with a
+// marker, setting *cut when it cut one.
+func cutValue(v any, n int, cut *bool) any {
+	switch x := v.(type) {
+	case string:
+		if utf8.RuneCountInString(x) > n {
+			*cut = true
+			return prompts.Cut(x, n)
+		}
+	case map[string]any:
+		for k, e := range x {
+			x[k] = cutValue(e, n, cut)
+		}
+	case []any:
+		for i, e := range x {
+			x[i] = cutValue(e, n, cut)
+		}
+	}
+	return v
 }
 
 // sentContent returns the content of a send action, flat or wrapped.
