@@ -235,7 +235,7 @@ func (l *loop) tick(ctx context.Context, w *wakeState) tickOutcome {
 	if err != nil {
 		return fail(what, err)
 	}
-	resp, interrupted, err := s.complete(ctx, l, w, req)
+	resp, interrupted, err := s.complete(ctx, l, w, req, watermark)
 	if err != nil && !interrupted && ctx.Err() == nil && errors.Is(err, planner.ErrContextLength) && w.shrink < maxShrink {
 		// The estimate was over what this model takes: record the refusal,
 		// halve the history and ask once more.
@@ -249,7 +249,7 @@ func (l *loop) tick(ctx context.Context, w *wakeState) tickOutcome {
 		if err != nil {
 			return fail(what, err)
 		}
-		resp, interrupted, err = s.complete(ctx, l, w, req)
+		resp, interrupted, err = s.complete(ctx, l, w, req, watermark)
 	}
 	spent = s.cost(req, resp, err)
 	if s.cfg.Attention != nil && (err != nil || interrupted) {
@@ -389,8 +389,10 @@ type noteTicker interface {
 }
 
 // complete calls the model under the concurrency limit. A message arriving
-// for the channel cancels the call once per wake (when interrupts are on).
-func (s *Scheduler) complete(ctx context.Context, l *loop, w *wakeState, req planner.Request) (planner.Response, bool, error) {
+// for the channel cancels the call once per wake (when interrupts are on),
+// if it is newer than watermark: a message stored just before the request
+// was built signals after it, but the request already shows it.
+func (s *Scheduler) complete(ctx context.Context, l *loop, w *wakeState, req planner.Request, watermark int64) (planner.Response, bool, error) {
 	select {
 	case s.sem <- struct{}{}:
 	case <-ctx.Done():
@@ -411,11 +413,18 @@ func (s *Scheduler) complete(ctx context.Context, l *loop, w *wakeState, req pla
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			select {
-			case <-l.arrived:
-				interrupted = true
-				cancel()
-			case <-stop:
+			for {
+				select {
+				case <-l.arrived:
+					fresh, err := l.arrivedSince(callCtx, watermark)
+					if err != nil || !fresh {
+						continue
+					}
+					interrupted = true
+					cancel()
+				case <-stop:
+				}
+				return
 			}
 		}()
 	}
