@@ -12,8 +12,8 @@ import (
 func (a *app) cmdActions(_ context.Context, args []string) int {
 	fs := flag.NewFlagSet("actions", flag.ContinueOnError)
 	fs.SetOutput(a.stderr)
-	if err := fs.Parse(args); err != nil {
-		return exitUsage
+	if code, ok := a.parseFlags(fs, args); !ok {
+		return code
 	}
 	reg, err := actions.NewBuiltinRegistry(actions.Handlers{})
 	if err != nil {

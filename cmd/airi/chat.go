@@ -65,8 +65,8 @@ func (a *app) cmdChat(ctx context.Context, args []string) int {
 	cf.register(fs)
 	channel := fs.String("channel", "console", "channel id of the conversation")
 	user := fs.String("user", "you", "your name in the conversation")
-	if err := fs.Parse(args); err != nil {
-		return exitUsage
+	if code, ok := a.parseFlags(fs, args); !ok {
+		return code
 	}
 	cfg, log, code := a.setup("chat", cf)
 	if code != exitOK {

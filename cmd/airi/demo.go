@@ -33,8 +33,8 @@ var demoSession []byte
 func (a *app) cmdDemo(ctx context.Context, args []string) int {
 	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
 	fs.SetOutput(a.stderr)
-	if err := fs.Parse(args); err != nil {
-		return exitUsage
+	if code, ok := a.parseFlags(fs, args); !ok {
+		return code
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(a.stderr, "airi demo: unexpected argument %q\n", fs.Arg(0))

@@ -22,8 +22,8 @@ func (a *app) cmdParse(ctx context.Context, args []string) int {
 		fmt.Fprintln(a.stderr, "usage: airi parse [--jsonl] < answers")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		return exitUsage
+	if code, ok := a.parseFlags(fs, args); !ok {
+		return code
 	}
 	if fs.NArg() > 0 {
 		fs.Usage()

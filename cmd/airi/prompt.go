@@ -52,8 +52,8 @@ func (a *app) cmdPromptRender(ctx context.Context, args []string) int {
 	group := fs.Bool("group", false, "render a group chat instead of a direct one")
 	stateFile := fs.String("state", "", "JSON file with the channel, history, incoming messages, actions, unread counts and time")
 	asJSON := fs.Bool("json", false, `print {"messages":[{"role","content"}]} exactly as the model receives it`)
-	if err := fs.Parse(args); err != nil {
-		return exitUsage
+	if code, ok := a.parseFlags(fs, args); !ok {
+		return code
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(a.stderr, "airi prompt render: unexpected argument %q\n", fs.Arg(0))

@@ -38,8 +38,8 @@ func (a *app) cmdReplay(ctx context.Context, args []string) int {
 		fmt.Fprintln(a.stderr, "usage: airi replay [--prompts [--cost]] [--strict | --update] [--config FILE] FILE... (- reads standard input)")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		return exitUsage
+	if code, ok := a.parseFlags(fs, args); !ok {
+		return code
 	}
 	if fs.NArg() == 0 {
 		fs.Usage()

@@ -77,8 +77,8 @@ func (a *app) cmdRun(ctx context.Context, args []string) int {
 	var cf commonFlags
 	cf.register(fs)
 	noMigrate := fs.Bool("no-migrate", false, "on PostgreSQL, do not apply pending migrations (run `airi migrate` first)")
-	if err := fs.Parse(args); err != nil {
-		return exitUsage
+	if code, ok := a.parseFlags(fs, args); !ok {
+		return code
 	}
 	cfg, log, code := a.setup("run", cf)
 	if code != exitOK {

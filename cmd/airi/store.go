@@ -80,8 +80,8 @@ func (a *app) cmdMigrate(ctx context.Context, args []string) int {
 	fs.SetOutput(a.stderr)
 	var cf commonFlags
 	cf.register(fs)
-	if err := fs.Parse(args); err != nil {
-		return exitUsage
+	if code, ok := a.parseFlags(fs, args); !ok {
+		return code
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintln(a.stderr, "airi migrate: takes no arguments")

@@ -25,8 +25,8 @@ func (a *app) cmdTicksExport(ctx context.Context, args []string) int {
 	cf.register(fs)
 	channel := fs.String("channel", "", "export only this channel (the id the model sees)")
 	since := fs.String("since", "", "export only ticks and messages at or after this RFC 3339 time")
-	if err := fs.Parse(args); err != nil {
-		return exitUsage
+	if code, ok := a.parseFlags(fs, args); !ok {
+		return code
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(a.stderr, "airi ticks export: unexpected argument %q\n", fs.Arg(0))

@@ -1,0 +1,155 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// command describes one command for `airi help CMD` and `airi CMD --help`.
+type command struct {
+	name string // as typed: "chat", "db backup"
+	args string // the positional arguments, "" when none
+	desc string // one line
+}
+
+// commands lists every command, in the order of the usage text.
+var commands = []command{
+	{"demo", "", "play a recorded session offline through the real runtime"},
+	{"chat", "", "chat with the bot in the terminal (needs a model)"},
+	{"run", "", "run the bot on the configured adapters"},
+	{"parse", "", "parse model answers into actions"},
+	{"actions", "", "print the registered actions and their schemas"},
+	{"prompt render", "", "print the request a tick would send"},
+	{"replay", "FILE...", "replay recorded sessions and report differences"},
+	{"eval", "FILE...", "score labelled sessions against the configured model"},
+	{"memory list", "", "list the bot's memory notes"},
+	{"memory show", "ID", "show one memory note"},
+	{"memory delete", "ID", "delete one memory note"},
+	{"memory export", "", "write the memory notes as JSONL"},
+	{"memory import", "FILE", "read memory notes from JSONL"},
+	{"forget", "", "delete what the bot keeps about a person (--user)"},
+	{"ticks export", "", "export recorded ticks as JSONL"},
+	{"migrate", "", "apply pending database migrations"},
+	{"version", "", "print the version, the VCS revision and the build time"},
+}
+
+// usageText is the top-level usage, generated from commands.
+func usageText() string {
+	var b strings.Builder
+	b.WriteString("airi: a runtime for chat agents that decide, tick by tick, what to do next.\n\nUsage:\n")
+	for _, c := range commands {
+		left := "airi " + c.name
+		if c.args != "" {
+			left += " " + c.args
+		}
+		fmt.Fprintf(&b, "  %-26s %s\n", left, c.desc)
+	}
+	b.WriteString(`
+Run "airi help COMMAND" or "airi COMMAND --help" for a command's flags.
+Configuration comes from environment variables (see the README), optionally
+from a YAML file given with --config FILE.
+`)
+	return b.String()
+}
+
+func findCommand(name string) (command, bool) {
+	for _, c := range commands {
+		if c.name == name {
+			return c, true
+		}
+	}
+	return command{}, false
+}
+
+// subcommands returns the commands under a group ("db" gives "db backup",
+// "db stats").
+func subcommands(group string) []command {
+	var out []command
+	for _, c := range commands {
+		if strings.HasPrefix(c.name, group+" ") {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// flags makes the flag set of a command. Errors are printed by
+// parseFlags, and --help prints the command's usage to stdout.
+func (a *app) flags(name string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(a.stderr)
+	return fs
+}
+
+// parseFlags parses a command's flags. ok is false when the command must
+// stop and return code: after --help (usage on stdout, exit 0) or a bad
+// flag (the problem and a hint on stderr, exit 2).
+func (a *app) parseFlags(fs *flag.FlagSet, args []string) (code int, ok bool) {
+	var discard bytes.Buffer
+	out := fs.Output()
+	// The flag package prints the whole usage on any error; print it
+	// ourselves, to stdout when asked for.
+	fs.Usage = func() {}
+	fs.SetOutput(&discard)
+	err := fs.Parse(args)
+	fs.SetOutput(out)
+	switch {
+	case err == nil:
+		return exitOK, true
+	case errors.Is(err, flag.ErrHelp):
+		commandUsage(a.stdout, fs)
+		return exitOK, false
+	default:
+		fmt.Fprintf(a.stderr, "airi %s: %v\nrun \"airi %s --help\" for its flags\n", fs.Name(), err, fs.Name())
+		return exitUsage, false
+	}
+}
+
+// commandUsage prints a command's usage line, description and flags.
+func commandUsage(w io.Writer, fs *flag.FlagSet) {
+	c, ok := findCommand(fs.Name())
+	line := "airi " + fs.Name()
+	if ok && c.args != "" {
+		line += " " + c.args
+	}
+	hasFlags := false
+	fs.VisitAll(func(*flag.Flag) { hasFlags = true })
+	if hasFlags {
+		line += " [flags]"
+	}
+	fmt.Fprintf(w, "Usage: %s\n", line)
+	if ok {
+		fmt.Fprintf(w, "\n%s.\n", upperFirst(c.desc))
+	}
+	if hasFlags {
+		fmt.Fprint(w, "\nFlags:\n")
+		out := fs.Output()
+		fs.SetOutput(w)
+		fs.PrintDefaults()
+		fs.SetOutput(out)
+	}
+}
+
+func upperFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// groupUsage prints the subcommands of a group ("airi db").
+func groupUsage(w io.Writer, group string) {
+	fmt.Fprintf(w, "Usage:\n")
+	for _, c := range subcommands(group) {
+		left := "airi " + c.name
+		if c.args != "" {
+			left += " " + c.args
+		}
+		fmt.Fprintf(w, "  %-26s %s\n", left, c.desc)
+	}
+	fmt.Fprintf(w, "\nRun \"airi help %s SUBCOMMAND\" for its flags.\n", group)
+}
