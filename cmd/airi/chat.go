@@ -42,7 +42,9 @@ func (a *app) setup(cmd string, f commonFlags) (config, *zap.Logger, int) {
 }
 
 // newModel builds the model client from the configuration.
-func newModel(cfg config, log *zap.Logger) (*openai.Client, error) {
+// Options adjust the client's configuration (`airi config check` makes
+// one attempt only).
+func newModel(cfg config, log *zap.Logger, options ...func(*openai.Config)) (*openai.Client, error) {
 	mc := openai.Config{
 		BaseURL: cfg.LLMBaseURL, APIKey: cfg.LLMKey, Model: cfg.LLMModel, Timeout: cfg.LLMTimeout,
 		Temperature: cfg.LLMTemperature, MaxTokens: cfg.LLMMaxTokens, JSONMode: cfg.LLMJSONMode,
@@ -54,6 +56,9 @@ func newModel(cfg config, log *zap.Logger) (*openai.Client, error) {
 			return nil, fmt.Errorf("describe actions: %w", err)
 		}
 		mc.Schema = reg.AnswerSchema()
+	}
+	for _, o := range options {
+		o(&mc)
 	}
 	return openai.New(mc, log)
 }

@@ -74,6 +74,18 @@ type config struct {
 
 	AdminAddr, AdminToken string
 	LogLevel, LogFormat   string
+	// LogContent logs the text of every message received (off: only its length).
+	LogContent bool
+
+	// Admins are the platform-qualified user ids ("telegram:123") whose
+	// "/airi ..." commands the runtime answers itself.
+	Admins []string
+	// TickRetention and MessageRetention are how long tick records and
+	// messages are kept; zero keeps them forever.
+	TickRetention, MessageRetention time.Duration
+	// GiveUp is how long `airi chat` keeps trying a model that fails
+	// before it exits.
+	GiveUp time.Duration
 
 	// Turn is the turn semantics the runtime runs under. It is not a
 	// setting: empty means the scheduler's (a send ends the wake); replay
@@ -93,7 +105,8 @@ var settingNames = []string{
 	"AIRI_MAX_SEND_CHARS", "AIRI_MAX_SEND_PARTS",
 	"SATORI_WS_URL", "SATORI_API_BASE_URL", "SATORI_TOKEN", "TELEGRAM_BOT_TOKEN", "TELEGRAM_API_BASE_URL",
 	"TELEGRAM_WEBHOOK_URL", "TELEGRAM_WEBHOOK_SECRET", "AIRI_WEBHOOK_ADDR",
-	"AIRI_ADMIN_ADDR", "AIRI_ADMIN_TOKEN", "LOG_LEVEL", "LOG_FORMAT",
+	"AIRI_ADMIN_ADDR", "AIRI_ADMIN_TOKEN", "LOG_LEVEL", "LOG_FORMAT", "LOG_CONTENT",
+	"AIRI_ADMINS", "AIRI_TICK_RETENTION", "AIRI_MESSAGE_RETENTION", "LLM_GIVE_UP",
 	"AIRI_GROUP_MODE", "AIRI_ALIASES", "AIRI_AMBIENT_EVERY", "AIRI_AMBIENT_MIN_GAP", "AIRI_GROUP_COOLDOWN",
 	"AIRI_SENDER_RATE", "AIRI_IGNORE_BOTS", "AIRI_BOT_REPLIES", "AIRI_BUDGET_TOKENS_DAY",
 	"AIRI_CHANNEL_BUDGET_TOKENS_DAY", "AIRI_BUDGET_TZ",
@@ -125,17 +138,26 @@ func loadConfig(file string, getenv func(string) string) (config, error) {
 			known[strings.ToLower(n)] = true
 		}
 		var errs []error
+		seen := map[string]string{}
 		for k, v := range doc {
-			if k == "channels" {
+			if strings.EqualFold(k, "channels") {
 				if err := readChannels(v, channels); err != nil {
 					errs = append(errs, fmt.Errorf("config file %s: %w", file, err))
 				}
 				continue
 			}
-			if !known[k] {
+			// Keys are the variable names in lower case; the names as
+			// written in the environment are accepted too.
+			lk := strings.ToLower(k)
+			if !known[lk] {
 				errs = append(errs, fmt.Errorf("config file %s: unknown key %q", file, k))
 				continue
 			}
+			if prev, ok := seen[lk]; ok {
+				errs = append(errs, fmt.Errorf("config file %s: keys %q and %q name the same setting", file, prev, k))
+				continue
+			}
+			seen[lk] = k
 			switch x := v.(type) {
 			case map[string]any, []any:
 				b, err := json.Marshal(x)
@@ -327,6 +349,7 @@ func parseConfig(v map[string]string) (config, error) {
 		MaxIterations: 5, ContinueDelay: time.Second, SleepMax: 10 * time.Minute, Concurrency: 8,
 		Interrupt: "cancel", PromptMaxTokens: 8000, MaxSendChars: 4000, MaxSendParts: 3, TelegramAPIBaseURL: "https://api.telegram.org", AdminAddr: "127.0.0.1:7070",
 		LogLevel: "info", LeaseTTL: 15 * time.Second, WebhookAddr: ":8443", Attention: attention.Policy{Default: attention.Defaults()}, BudgetTZ: time.UTC,
+		TickRetention: 30 * 24 * time.Hour, GiveUp: 2 * time.Minute,
 	}
 	var errs []error
 	bad := func(name, val, want string) {
@@ -471,6 +494,35 @@ func parseConfig(v map[string]string) (config, error) {
 	str("AIRI_ADMIN_TOKEN", &c.AdminToken)
 	str("LOG_LEVEL", &c.LogLevel)
 	str("LOG_FORMAT", &c.LogFormat)
+	boolean("LOG_CONTENT", &c.LogContent)
+	if x, ok := v["AIRI_ADMINS"]; ok {
+		for _, id := range strings.Split(x, ",") {
+			id = strings.TrimSpace(id)
+			if id == "" {
+				continue
+			}
+			if p, u, ok := strings.Cut(id, ":"); !ok || p == "" || u == "" {
+				bad("AIRI_ADMINS", id, "want platform-qualified user ids such as telegram:123456789,qq:10001")
+				continue
+			}
+			c.Admins = append(c.Admins, id)
+		}
+	}
+	retention := func(name string, dst *time.Duration) {
+		x, ok := v[name]
+		if !ok {
+			return
+		}
+		d, err := parseRetention(x)
+		if err != nil {
+			bad(name, x, "want a duration such as 30d, 12h or 90m, or forever")
+			return
+		}
+		*dst = d
+	}
+	retention("AIRI_TICK_RETENTION", &c.TickRetention)
+	retention("AIRI_MESSAGE_RETENTION", &c.MessageRetention)
+	dur("LLM_GIVE_UP", &c.GiveUp, false)
 	switch c.LogLevel {
 	case "debug", "info", "warn", "error":
 	default:
@@ -481,16 +533,18 @@ func parseConfig(v map[string]string) (config, error) {
 	default:
 		bad("LOG_FORMAT", c.LogFormat, "want json or console")
 	}
-	for _, u := range []struct{ name, val string }{
-		{"LLM_API_BASE_URL", c.LLMBaseURL}, {"SATORI_WS_URL", c.SatoriWSURL},
-		{"SATORI_API_BASE_URL", c.SatoriAPIBaseURL}, {"TELEGRAM_API_BASE_URL", c.TelegramAPIBaseURL},
+	for _, u := range []struct{ name, val, example string }{
+		{"LLM_API_BASE_URL", c.LLMBaseURL, "https://api.openai.com/v1 or http://localhost:11434/v1"},
+		{"SATORI_WS_URL", c.SatoriWSURL, "ws://127.0.0.1:5140/satori/v1/events"},
+		{"SATORI_API_BASE_URL", c.SatoriAPIBaseURL, "http://127.0.0.1:5140/satori/v1"},
+		{"TELEGRAM_API_BASE_URL", c.TelegramAPIBaseURL, "https://api.telegram.org"},
 	} {
 		if u.val == "" {
 			continue
 		}
 		p, err := url.Parse(u.val)
 		if err != nil || p.Scheme == "" || p.Host == "" {
-			bad(u.name, u.val, "want an absolute URL such as http://127.0.0.1:5140/...")
+			bad(u.name, u.val, "want an absolute URL such as "+u.example)
 		}
 	}
 	return c, errors.Join(errs...)
@@ -551,4 +605,26 @@ func loopbackHost(host string) bool {
 	}
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
+}
+
+// parseRetention reads a retention period: a Go duration ("12h", "90m"),
+// a number of days ("30d"), or "forever" (also "0" or "off"), which is 0.
+func parseRetention(s string) (time.Duration, error) {
+	s = strings.TrimSpace(strings.ToLower(s))
+	switch s {
+	case "forever", "0", "off", "never":
+		return 0, nil
+	}
+	if days, ok := strings.CutSuffix(s, "d"); ok {
+		n, err := strconv.Atoi(days)
+		if err != nil || n <= 0 {
+			return 0, fmt.Errorf("retention %q: want a positive number of days", s)
+		}
+		return time.Duration(n) * 24 * time.Hour, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d <= 0 {
+		return 0, fmt.Errorf("retention %q: want a positive duration", s)
+	}
+	return d, nil
 }

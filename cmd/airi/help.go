@@ -21,6 +21,7 @@ var commands = []command{
 	{"demo", "", "play a recorded session offline through the real runtime"},
 	{"chat", "", "chat with the bot in the terminal (needs a model)"},
 	{"run", "", "run the bot on the configured adapters"},
+	{"config check", "", "validate the settings and make one small test call to the model"},
 	{"parse", "", "parse model answers into actions"},
 	{"actions", "", "print the registered actions and their schemas"},
 	{"prompt render", "", "print the request a tick would send"},

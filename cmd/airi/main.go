@@ -85,6 +85,7 @@ func (a *app) handlers() map[string]func(context.Context, []string) int {
 		"demo":          a.cmdDemo,
 		"chat":          a.cmdChat,
 		"run":           a.cmdRun,
+		"config check":  a.cmdConfigCheck,
 		"parse":         a.cmdParse,
 		"actions":       a.cmdActions,
 		"prompt render": a.cmdPromptRender,

@@ -338,7 +338,7 @@ func TestTicksExportUsage(t *testing.T) {
 		{"since without zone", []string{"ticks", "export", "--since", "2026-03-14T21:00:00"}, exitUsage, "RFC 3339"},
 		{"extra argument", []string{"ticks", "export", "file.jsonl"}, exitUsage, "unexpected argument"},
 		{"unknown flag", []string{"ticks", "export", "--all"}, exitUsage, ""},
-		{"no subcommand", []string{"ticks"}, exitUsage, "usage: airi ticks export"},
+		{"no subcommand", []string{"ticks"}, exitUsage, "airi ticks export"},
 		{"no database", []string{"ticks", "export"}, exitFailure, "no database at DB_PATH"},
 	}
 	for _, tc := range tests {

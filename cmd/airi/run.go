@@ -92,6 +92,10 @@ func (a *app) cmdRun(ctx context.Context, args []string) int {
 	if err := cfg.requireModel(); err != nil {
 		problems = append(problems, err)
 	}
+	// Every setting is checked before the database is created.
+	if _, err := buildAdapters(cfg, nil, log); err != nil {
+		problems = append(problems, err)
+	}
 	if err := checkAdminAddr(cfg.AdminAddr, cfg.AdminToken); err != nil {
 		problems = append(problems, err)
 	}
