@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"go.uber.org/zap"
 
@@ -90,6 +91,9 @@ type Config struct {
 	// channel (and records why); nil wakes the channel on every message
 	// with the trigger "message".
 	Attention *attention.Policy
+	// LogContent logs the text of each message received; off, only its
+	// length is logged.
+	LogContent bool
 }
 
 // Turn names the turn semantics a scheduler runs under: what ends a wake
@@ -201,6 +205,8 @@ type Scheduler struct {
 	deps Deps
 	log  *zap.Logger
 	sem  chan struct{}
+	// model follows whether model calls succeed, for logs and readiness.
+	model *modelHealth
 
 	titles titleCache
 	unread unreadSnapshot
@@ -280,10 +286,12 @@ func New(cfg Config, deps Deps) (*Scheduler, error) {
 	if deps.Logger == nil {
 		deps.Logger = zap.NewNop()
 	}
+	log := deps.Logger.Named("scheduler")
 	return &Scheduler{
 		cfg:     cfg,
 		deps:    deps,
-		log:     deps.Logger.Named("scheduler"),
+		log:     log,
+		model:   &modelHealth{log: log},
 		sem:     make(chan struct{}, cfg.Concurrency),
 		loops:   map[string]*loop{},
 		changed: make(chan struct{}),
@@ -415,6 +423,16 @@ func (s *Scheduler) Deliver(ctx context.Context, ch state.Channel, msg state.Mes
 	stored, isNew, err := s.deps.Store.Ingest(ctx, msg)
 	if err != nil {
 		return fmt.Errorf("deliver: store message: %w", err)
+	}
+	if isNew && !msg.Self {
+		fields := []zap.Field{zap.String("channel", ch.ID), zap.String("sender", msg.SenderID), zap.Int("chars", utf8.RuneCountInString(msg.Content))}
+		if msg.Mentioned {
+			fields = append(fields, zap.Bool("mentioned", true))
+		}
+		if s.cfg.LogContent {
+			fields = append(fields, zap.String("text", msg.Content))
+		}
+		s.log.Info("message received", fields...)
 	}
 	if !isNew || msg.Self || !s.allowed(ch.ID) {
 		return nil

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"go.uber.org/goleak"
+	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest"
 
 	"github.com/airi-go/airi/actions"
@@ -99,8 +100,13 @@ type harness struct {
 
 func newHarness(t *testing.T, cfg scheduler.Config, m *model) *harness {
 	t.Helper()
+	return newHarnessLog(t, cfg, m, zaptest.NewLogger(t))
+}
+
+// newHarnessLog is newHarness with the given logger.
+func newHarnessLog(t *testing.T, cfg scheduler.Config, m *model, log *zap.Logger) *harness {
+	t.Helper()
 	ctx := context.Background()
-	log := zaptest.NewLogger(t)
 	st, err := sqlite.Open(ctx, t.TempDir()+"/airi.db", log)
 	if err != nil {
 		t.Fatal(err)

@@ -5,14 +5,17 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"go.uber.org/zap"
 
 	"github.com/airi-go/airi/actions"
 	"github.com/airi-go/airi/internal/backoff"
 	"github.com/airi-go/airi/planner"
+	"github.com/airi-go/airi/planner/parse"
 	"github.com/airi-go/airi/scheduler/budget"
 	"github.com/airi-go/airi/state"
 )
@@ -202,9 +205,19 @@ func (l *loop) tick(ctx context.Context, w *wakeState) tickOutcome {
 	now := s.cfg.Now()
 	rec := state.Tick{ChannelID: l.id, Wake: w.id, Trigger: string(w.trigger), Now: now}
 	fail := func(what string, err error) tickOutcome {
-		err = fmt.Errorf("%s: %w", what, err)
+		if ctx.Err() != nil {
+			// Shutting down: the cancellation is not a failure to report.
+			return tickOutcome{modelErr: err}
+		}
+		if !strings.HasPrefix(err.Error(), what+":") && !strings.HasPrefix(err.Error(), what+" ") {
+			err = fmt.Errorf("%s: %w", what, err)
+		}
 		rec.ModelError = err.Error()
-		s.log.Error("tick failed", zap.String("channel", l.id), zap.Error(err))
+		if what == "model call" {
+			s.model.observe(l.id, err)
+		} else {
+			s.log.Error("tick failed", zap.String("channel", l.id), zap.Error(err))
+		}
 		s.record(ctx, rec)
 		return tickOutcome{modelErr: err}
 	}
@@ -270,6 +283,8 @@ func (l *loop) tick(ctx context.Context, w *wakeState) tickOutcome {
 		return fail("model call", err)
 	}
 
+	s.model.observe(l.id, nil)
+
 	// Read means seen: the model has answered a request that showed these
 	// messages, the new ones in the state message and those of the
 	// previous call's read result.
@@ -301,6 +316,11 @@ func (l *loop) tick(ctx context.Context, w *wakeState) tickOutcome {
 	actRec := state.ActionRecord{ChannelID: l.id, Wake: w.id, Time: now}
 	parsed, perr := s.deps.Parser.Parse(resp.Content)
 	if perr != nil {
+		kind := parse.KindNoAction
+		if pe := (*parse.Error)(nil); errors.As(perr, &pe) {
+			kind = pe.Kind()
+		}
+		s.log.Info("answer did not parse; the model is told why", zap.String("channel", l.id), zap.String("kind", kind), zap.Int("chars", len(resp.Content)))
 		rec.ParseError = perr.Error()
 		out.res = actions.Result{Next: true, Text: "your answer was not a valid action: " + perr.Error()}
 		actRec.Name = "invalid"
@@ -325,6 +345,9 @@ func (l *loop) tick(ctx context.Context, w *wakeState) tickOutcome {
 			Channel: l.id, Action: parsed.Action, Watermark: watermark, MayAbort: !w.aborted,
 		})
 		out.delivered += out.res.Delivered
+		if parsed.Action.Name == actions.NameSendMessage {
+			s.logSend(l.id, out.res)
+		}
 	}
 	rec.Result, rec.OK = out.res.Text, out.res.OK
 	actRec.Result, actRec.OK = out.res.Text, out.res.OK
@@ -435,6 +458,46 @@ func (s *Scheduler) complete(ctx context.Context, l *loop, w *wakeState, req pla
 		return resp, true, nil
 	}
 	return resp, false, err
+}
+
+// logSend logs the outcome of a send_message: one line per message sent,
+// one per send that did not go out, never the text.
+func (s *Scheduler) logSend(channel string, res actions.Result) {
+	sent := false
+	for _, e := range res.Effects {
+		if e.Kind != "send" {
+			continue
+		}
+		sent = true
+		outcome := "sent"
+		if !res.OK {
+			outcome = "partly sent"
+		}
+		s.log.Info("message sent", zap.String("channel", e.ChannelID), zap.String("outcome", outcome),
+			zap.Int("chars", utf8.RuneCountInString(e.Content)), zap.String("message", e.MessageID))
+	}
+	if sent {
+		return
+	}
+	outcome := "refused"
+	switch {
+	case res.Aborted:
+		outcome = "held back: new messages arrived"
+	case res.OK:
+		outcome = "silent"
+	}
+	s.log.Info("message not sent", zap.String("channel", channel), zap.String("outcome", outcome), zap.String("result", firstLine(res.Text, 200)))
+}
+
+// firstLine is the first line of s, cut to at most n bytes.
+func firstLine(s string, n int) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	if len(s) > n {
+		s = s[:n] + "…"
+	}
+	return s
 }
 
 // record stores a tick record and returns its id (0 when it could not be stored).

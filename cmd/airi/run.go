@@ -131,7 +131,6 @@ func (a *app) cmdRun(ctx context.Context, args []string) int {
 				m.observe(t)
 			}
 		},
-		OnFatal: func(err error) { log.Error("the model refuses every call; fix its settings", zap.Error(err)) },
 		OnWake: func(_, reason string) {
 			if m != nil {
 				m.wakes.WithLabelValues(reason).Inc()

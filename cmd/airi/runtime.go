@@ -264,6 +264,7 @@ func openRuntime(ctx context.Context, cfg config, log *zap.Logger, opt runtimeOp
 		Now:           opt.Now,
 		Turn:          cfg.Turn,
 		Attention:     policy,
+		LogContent:    cfg.LogContent,
 	}, scheduler.Deps{
 		Store:      rt.store,
 		Prompter:   rt.builder,

@@ -169,7 +169,9 @@ func (c *Client) Complete(ctx context.Context, req planner.Request) (planner.Res
 		}
 		if !retryable(err) {
 			resp.Latency = c.now().Sub(start)
-			log.Error("model call failed", zap.Int("attempt", attempt),
+			// The caller reports the returned error; logging it here too
+			// would print every failure twice.
+			log.Debug("model call failed", zap.Int("attempt", attempt),
 				zap.String("class", Class(err)), zap.Error(err))
 			return resp, fmt.Errorf("model call: %w", err)
 		}
@@ -192,7 +194,7 @@ func (c *Client) Complete(ctx context.Context, req planner.Request) (planner.Res
 		}
 	}
 	resp.Latency = c.now().Sub(start)
-	log.Error("model call failed", zap.Int("attempts", resp.Attempts),
+	log.Debug("model call failed", zap.Int("attempts", resp.Attempts),
 		zap.String("class", Class(lastErr)), zap.Error(lastErr))
 	return resp, fmt.Errorf("model call failed after %d attempts: %w", resp.Attempts, lastErr)
 }

@@ -1,6 +1,7 @@
 package parse
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -40,6 +41,24 @@ func (e *Error) Error() string { return e.Reason }
 
 // Unwrap returns the sentinel behind the refusal, if any.
 func (e *Error) Unwrap() error { return e.err }
+
+// Kinds of refusal, for logs and metrics.
+const (
+	KindNoAction      = "no-action"      // no JSON object naming an action was found
+	KindUnknownAction = "unknown-action" // the answer named an action that does not exist
+	KindInvalid       = "invalid-action" // a known action with missing or wrong parameters
+)
+
+// Kind names the refusal: KindNoAction, KindUnknownAction or KindInvalid.
+func (e *Error) Kind() string {
+	switch {
+	case errors.Is(e.err, actions.ErrUnknownAction):
+		return KindUnknownAction
+	case e.named:
+		return KindInvalid
+	}
+	return KindNoAction
+}
 
 // Parser turns raw model answers into validated actions. It is built once
 // from a registry and is safe for concurrent use.
