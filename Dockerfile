@@ -21,5 +21,9 @@ ENV DB_PATH=/data/airi.db \
 VOLUME ["/data"]
 USER nonroot:nonroot
 EXPOSE 7070
+# /readyz of the admin server: the store takes writes, every adapter
+# reaches its platform, the model does not refuse the calls.
+HEALTHCHECK --interval=30s --timeout=10s --start-period=30s --retries=3 \
+    CMD ["/usr/local/bin/airi", "health"]
 ENTRYPOINT ["/usr/local/bin/airi"]
 CMD ["run"]

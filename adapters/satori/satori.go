@@ -138,6 +138,8 @@ type Adapter struct {
 
 	readyOnce sync.Once
 	ready     chan struct{}
+	// link is up while the event stream is open.
+	link adapters.Link
 
 	mu     sync.Mutex
 	logins []login
@@ -198,6 +200,14 @@ func New(cfg Config, cursors adapters.Cursors, logger *zap.Logger) (*Adapter, er
 
 // Name returns "satori".
 func (a *Adapter) Name() string { return Name }
+
+// Health returns nil while the event stream is open, otherwise why not.
+func (a *Adapter) Health() error {
+	if err := a.link.Err(); err != nil {
+		return fmt.Errorf("satori: %w", err)
+	}
+	return nil
+}
 
 // Ready is closed once the adapter is connected and knows its logins.
 func (a *Adapter) Ready() <-chan struct{} { return a.ready }

@@ -38,6 +38,7 @@ func (a *Adapter) Run(ctx context.Context, inbox adapters.Inbox) error {
 		if ctx.Err() != nil {
 			return nil
 		}
+		a.link.Down(err)
 		if first && !ready {
 			return fmt.Errorf("satori: connect %s: %w", a.cfg.WSURL, err)
 		}
@@ -153,6 +154,7 @@ func (a *Adapter) session(ctx context.Context, inbox adapters.Inbox) (ready bool
 		}
 	}
 	cancel()
+	a.link.Up()
 
 	// The pinger owns the heartbeat; it is waited for before returning.
 	connCtx, stop := context.WithCancel(ctx)

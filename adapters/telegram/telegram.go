@@ -80,6 +80,8 @@ type Adapter struct {
 
 	ready     chan struct{}
 	readyOnce sync.Once
+	// link is up while polls succeed.
+	link adapters.Link
 
 	mu      sync.Mutex
 	me      telego.User
@@ -147,6 +149,15 @@ func New(cfg Config, cursors adapters.Cursors, logger *zap.Logger) (*Adapter, er
 // Name returns "telegram".
 func (a *Adapter) Name() string { return Name }
 
+// Health returns nil while the Bot API answers the polls, otherwise why
+// not: not connected yet, or the error of the last poll.
+func (a *Adapter) Health() error {
+	if err := a.link.Err(); err != nil {
+		return fmt.Errorf("telegram: %w", err)
+	}
+	return nil
+}
+
 // Ready is closed once Run has connected and knows the bot's identity.
 func (a *Adapter) Ready() <-chan struct{} { return a.ready }
 
@@ -175,6 +186,7 @@ func (a *Adapter) Run(ctx context.Context, inbox adapters.Inbox) error {
 		if ctx.Err() != nil {
 			return nil
 		}
+		a.link.Down(err)
 		return err
 	}
 	offset, err := a.loadOffset(ctx)
@@ -189,18 +201,26 @@ func (a *Adapter) Run(ctx context.Context, inbox adapters.Inbox) error {
 		next, err := a.Poll(ctx, inbox, offset)
 		offset = next
 		if err == nil {
+			if failures > 0 {
+				a.log.Info("telegram polling recovered", zap.Int("failed_polls", failures))
+			}
 			failures = 0
 			continue
 		}
 		if ctx.Err() != nil {
 			break
 		}
+		a.link.Down(err)
 		if fatal := a.fatal(err); fatal != nil {
 			return fatal
 		}
 		failures++
 		wait := pollWait(failures, err)
-		a.log.Warn("telegram polling failed; retrying", zap.Error(err), zap.Duration("in", wait))
+		if failures == 1 {
+			a.log.Warn("telegram polling failed; retrying (repeats are logged at debug level until it recovers)", zap.Error(err), zap.Duration("in", wait))
+		} else {
+			a.log.Debug("telegram polling failed again", zap.Int("failures", failures), zap.Error(err), zap.Duration("in", wait))
+		}
 		if a.wait(ctx, wait) != nil {
 			break
 		}
@@ -230,6 +250,7 @@ func (a *Adapter) Connect(ctx context.Context) error {
 	if !me.CanReadAllGroupMessages {
 		a.log.Info("group privacy mode is on: in groups the bot sees only commands, mentions and replies to it")
 	}
+	a.link.Up()
 	a.readyOnce.Do(func() { close(a.ready) })
 	return nil
 }
@@ -286,6 +307,7 @@ func (a *Adapter) Poll(ctx context.Context, inbox adapters.Inbox, offset int) (i
 	if err != nil {
 		return offset, fmt.Errorf("telegram getUpdates: %w", err)
 	}
+	a.link.Up()
 	start := offset
 	for _, u := range updates {
 		if u.err != nil {

@@ -113,8 +113,9 @@ type adminServer struct {
 	// channel (its attention mode, its budget use).
 	badges  func(ctx context.Context, ch state.Channel) []inspector.Badge
 	metrics *metrics
-	ready   func() error
-	log     *zap.Logger
+	// checks are the readiness checks of /readyz.
+	checks func(ctx context.Context) []readyCheck
+	log    *zap.Logger
 }
 
 // checkAdminAddr refuses an admin server reachable beyond loopback without a token.
@@ -137,15 +138,12 @@ func checkAdminAddr(addr, token string) error {
 
 func (s *adminServer) handler() http.Handler {
 	mux := http.NewServeMux()
+	// healthz says the process is alive; readyz whether it works.
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
-		if err := s.ready(); err != nil {
-			w.WriteHeader(http.StatusServiceUnavailable)
-			_ = json.NewEncoder(w).Encode(map[string]string{"status": "starting", "detail": err.Error()})
-			return
-		}
 		_ = json.NewEncoder(w).Encode(map[string]string{"status": "ok"})
 	})
+	mux.HandleFunc("GET /readyz", s.readyz)
 	mux.Handle("GET /metrics", s.auth(promhttp.HandlerFor(s.metrics.reg, promhttp.HandlerOpts{})))
 	s.mountInspector(mux)
 	registerProfiles(mux, s.auth)

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -11,6 +10,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -126,7 +126,14 @@ func TestAdminServer(t *testing.T) {
 	m := newMetrics(func() float64 { return 3 })
 	st, tick := seedAdminStore(t)
 	m.observe(tick)
-	s := &adminServer{token: "tok", store: st, metrics: m, log: zaptest.NewLogger(t), ready: func() error { return nil }}
+	s := &adminServer{token: "tok", store: st, metrics: m, log: zaptest.NewLogger(t)}
+	var failing atomic.Bool
+	s.checks = func(context.Context) []readyCheck {
+		if failing.Load() {
+			return []readyCheck{{Name: "telegram", Detail: "not connected yet"}}
+		}
+		return []readyCheck{{Name: "telegram", OK: true}}
+	}
 	base := startAdmin(t, s)
 	bearer := map[string]string{"Authorization": "Bearer tok"}
 
@@ -148,9 +155,15 @@ func TestAdminServer(t *testing.T) {
 	if resp, _ := (adminReq{path: "/ticks/999", header: bearer}).do(t, base); resp.StatusCode != 404 {
 		t.Errorf("missing tick: %d", resp.StatusCode)
 	}
-	s.ready = func() error { return errors.New("telegram adapter is not connected yet") }
-	if resp, _ := (adminReq{path: "/healthz"}).do(t, base); resp.StatusCode != http.StatusServiceUnavailable {
-		t.Errorf("healthz while starting: %d", resp.StatusCode)
+	if resp, body := (adminReq{path: "/readyz"}).do(t, base); resp.StatusCode != http.StatusOK || !strings.Contains(body, `"status":"ok"`) {
+		t.Errorf("readyz: %d %s", resp.StatusCode, body)
+	}
+	failing.Store(true)
+	if resp, body := (adminReq{path: "/readyz"}).do(t, base); resp.StatusCode != http.StatusServiceUnavailable || !strings.Contains(body, "not connected yet") {
+		t.Errorf("readyz while starting: %d %s", resp.StatusCode, body)
+	}
+	if resp, _ := (adminReq{path: "/healthz"}).do(t, base); resp.StatusCode != http.StatusOK {
+		t.Errorf("healthz of a live process that is not ready: %d", resp.StatusCode)
 	}
 }
 
@@ -159,7 +172,7 @@ func TestAdminServer(t *testing.T) {
 // form, and nothing without the token.
 func TestAdminAuth(t *testing.T) {
 	st, _ := seedAdminStore(t)
-	s := &adminServer{token: "tok", store: st, metrics: newMetrics(func() float64 { return 0 }), log: zaptest.NewLogger(t), ready: func() error { return nil }}
+	s := &adminServer{token: "tok", store: st, metrics: newMetrics(func() float64 { return 0 }), log: zaptest.NewLogger(t)}
 	base := startAdmin(t, s)
 	session := adminCookie + "=" + s.sessionValue()
 	html := map[string]string{"Accept": "text/html"}
@@ -216,7 +229,7 @@ func TestAdminAuth(t *testing.T) {
 // pages need nothing.
 func TestAdminLoopbackOpen(t *testing.T) {
 	st, _ := seedAdminStore(t)
-	base := startAdmin(t, &adminServer{store: st, metrics: newMetrics(func() float64 { return 0 }), log: zaptest.NewLogger(t), ready: func() error { return nil }})
+	base := startAdmin(t, &adminServer{store: st, metrics: newMetrics(func() float64 { return 0 }), log: zaptest.NewLogger(t)})
 	for _, path := range []string{"/", "/channels/c1", "/search?q=x", "/metrics"} {
 		if resp, body := (adminReq{path: path}).do(t, base); resp.StatusCode != 200 {
 			t.Errorf("%s: %d %s", path, resp.StatusCode, body)

@@ -22,6 +22,7 @@ var commands = []command{
 	{"chat", "", "chat with the bot in the terminal (needs a model)"},
 	{"run", "", "run the bot on the configured adapters"},
 	{"config check", "", "validate the settings and make one small test call to the model"},
+	{"health", "", "ask a running bot whether it is ready (exit 0) or not (exit 1)"},
 	{"parse", "", "parse model answers into actions"},
 	{"actions", "", "print the registered actions and their schemas"},
 	{"prompt render", "", "print the request a tick would send"},

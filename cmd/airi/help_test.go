@@ -67,3 +67,16 @@ func TestBuildInfo(t *testing.T) {
 		})
 	}
 }
+
+func TestEveryCommandHasAHandler(t *testing.T) {
+	a := &app{}
+	h := a.handlers()
+	for _, c := range commands {
+		if h[c.name] == nil {
+			t.Errorf("command %q has no handler", c.name)
+		}
+	}
+	if len(h) != len(commands) {
+		t.Errorf("%d handlers for %d commands", len(h), len(commands))
+	}
+}

@@ -86,6 +86,7 @@ func (a *app) handlers() map[string]func(context.Context, []string) int {
 		"chat":          a.cmdChat,
 		"run":           a.cmdRun,
 		"config check":  a.cmdConfigCheck,
+		"health":        a.cmdHealth,
 		"parse":         a.cmdParse,
 		"actions":       a.cmdActions,
 		"prompt render": a.cmdPromptRender,

@@ -184,18 +184,15 @@ func (a *app) cmdRun(ctx context.Context, args []string) int {
 			return exitFailure
 		}
 	}
-	admin := &adminServer{token: cfg.AdminToken, store: rt.store, metrics: m, log: log.Named("admin"), ready: func() error {
+	admin := &adminServer{token: cfg.AdminToken, store: rt.store, metrics: m, log: log.Named("admin"), checks: func(ctx context.Context) []readyCheck {
+		checks := []readyCheck{storeCheck(ctx, rt.store)}
 		for _, ad := range adapters {
 			if rep != nil && !ad.everyReplica && !rep.HoldsRole(roleName(ad.Name())) {
 				continue // another replica runs this adapter's intake
 			}
-			select {
-			case <-ad.ready:
-			default:
-				return fmt.Errorf("%s adapter is not connected yet", ad.Name())
-			}
+			checks = append(checks, adapterCheck(ad))
 		}
-		return nil
+		return append(checks, checkErr("model", rt.sched.ModelErr(), "not refusing calls"))
 	}}
 	admin.badges = channelBadges(cfg.Attention, rt.budget, time.Now)
 

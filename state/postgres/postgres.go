@@ -235,3 +235,11 @@ func (s *Store) lazyCommit(ctx context.Context, scan func(pgx.Row) error, query 
 	}
 	return s.pool.SendBatch(ctx, b).Close()
 }
+
+// Ping checks that the database answers; readiness checks call it.
+func (s *Store) Ping(ctx context.Context) error {
+	if err := s.pool.Ping(ctx); err != nil {
+		return fmt.Errorf("ping postgres: %w", err)
+	}
+	return nil
+}
