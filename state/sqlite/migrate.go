@@ -189,6 +189,22 @@ CREATE TABLE skipped_wakes (
 );
 CREATE INDEX skipped_wakes_channel ON skipped_wakes (channel_id, id);
 `,
+	// 10: operator controls per channel, counters of what retention
+	// deleted, and the indexes retention deletes by.
+	`
+CREATE TABLE channel_controls (
+	channel_id   TEXT PRIMARY KEY,
+	paused       INTEGER NOT NULL DEFAULT 0,
+	paused_until INTEGER NOT NULL DEFAULT 0,
+	mode         TEXT NOT NULL DEFAULT ''
+);
+CREATE TABLE counters (
+	name TEXT PRIMARY KEY,
+	n    INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX ticks_now ON ticks (now);
+CREATE INDEX messages_time ON messages (time) WHERE read = 1;
+`,
 }
 
 // SchemaVersion is the schema version this build creates and understands.
@@ -204,6 +220,21 @@ func (s *Store) migrate(ctx context.Context, migrations []string) error {
 	}
 	if version > len(migrations) {
 		return fmt.Errorf("schema version %d is newer than this build knows (%d)", version, len(migrations))
+	}
+	if version == 0 {
+		// A new file: pages freed by retention go back to the file
+		// system with incremental vacuum, which must be chosen before
+		// the first table exists. Older files are converted once by
+		// Reclaim.
+		var tables int
+		if err := s.writer.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_master").Scan(&tables); err != nil {
+			return fmt.Errorf("read schema: %w", err)
+		}
+		if tables == 0 {
+			if _, err := s.writer.ExecContext(ctx, "PRAGMA auto_vacuum = INCREMENTAL"); err != nil {
+				return fmt.Errorf("set incremental vacuum: %w", err)
+			}
+		}
 	}
 	for v := version; v < len(migrations); v++ {
 		err := s.write(ctx, func(tx *sql.Tx) error {

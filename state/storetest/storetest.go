@@ -63,6 +63,9 @@ func Run(t *testing.T, open func(t *testing.T) state.Store) {
 		{"NoteEviction", testNoteEviction},
 		{"ForgetUser", testForgetUser},
 		{"CancelledContext", testCancelledContext},
+		{"ChannelControl", testChannelControl},
+		{"ResetAndForget", testResetAndForget},
+		{"Retention", testRetention},
 		{"Seeded", func(t *testing.T, s state.Store) { Seed(t, s).Check(t, s) }},
 	}
 	for _, tt := range tests {
