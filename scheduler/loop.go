@@ -206,6 +206,9 @@ func (l *loop) finish(ctx context.Context, rep WakeReport) {
 	case rep.ModelFailed && !rep.Fatal:
 		l.setDue(now.Add(cfg.RetryDelay), triggerRetry, false)
 	case rep.Fatal:
+	case !rep.PausedUntil.IsZero():
+		// Messages that came during the pause are answered when it ends.
+		l.setDue(rep.PausedUntil, triggerUnread, false)
 	case rep.Sleep > 0:
 		if unread > 0 {
 			l.setDue(now.Add(cfg.Debounce), triggerUnread, false)

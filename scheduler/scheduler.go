@@ -187,7 +187,24 @@ type Deps struct {
 	// wake or call refused.
 	OnWake func(channelID, reason string)
 	OnSkip func(channelID, reason string)
-	Logger *zap.Logger
+	// Controls, when set, says which channels an operator paused: a wake
+	// of a paused channel makes no model call and is due again when the
+	// pause ends.
+	Controls Controls
+	Logger   *zap.Logger
+}
+
+// Controls reads the operator's control of a channel.
+type Controls interface {
+	ChannelControl(ctx context.Context, channelID string) (state.ChannelControl, error)
+}
+
+// Unpause wakes a channel whose pause an operator ended, if it has unread
+// messages.
+func (s *Scheduler) Unpause(channelID string) {
+	if s.allowed(channelID) {
+		s.loopFor(channelID).signal(triggerUnread)
+	}
 }
 
 // Budget is the daily token budget the scheduler keeps to (scheduler/budget).

@@ -36,6 +36,9 @@ type WakeReport struct {
 	// Budget: the token budget refused a model call; the channel waits
 	// for it to allow one again.
 	Budget bool
+	// PausedUntil is set when the wake was skipped because an operator
+	// paused the channel until then.
+	PausedUntil time.Time
 }
 
 type wakeState struct {
@@ -77,6 +80,24 @@ func (l *loop) wake(ctx context.Context, trig Trigger) WakeReport {
 	defer l.wakeMu.Unlock()
 	s := l.s
 	rep := WakeReport{Trigger: trig}
+	if s.deps.Controls != nil {
+		c, err := s.deps.Controls.ChannelControl(ctx, l.id)
+		if err != nil {
+			s.log.Warn("read channel control before wake", zap.String("channel", l.id), zap.Error(err))
+		} else if now := s.cfg.Now(); c.PausedAt(now) {
+			rep.Skipped = true
+			rep.PausedUntil = c.PausedUntil
+			fields := []zap.Field{zap.String("channel", l.id), zap.String("reason", "paused by an operator"), zap.String("trigger", string(trig))}
+			if !c.PausedUntil.IsZero() {
+				fields = append(fields, zap.Time("until", c.PausedUntil))
+			}
+			s.log.Info("wake skipped", fields...)
+			if s.deps.OnSkip != nil {
+				s.deps.OnSkip(l.id, "paused")
+			}
+			return rep
+		}
+	}
 	switch {
 	case fromMessage(trig), trig == triggerPeriodic, trig == triggerRestart, trig == triggerUnread,
 		trig == triggerRetry, trig == triggerBudgetResume:

@@ -2,33 +2,38 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"strings"
 )
 
 // cmdForget deletes what the bot keeps about a person: `airi forget
 // --user ID` removes the notes about them, the messages they sent in every
-// channel, and the whole record of the direct chats only they wrote in.
+// channel, and the whole record of the direct chats only they wrote in;
+// `airi forget --channel ID` deletes a channel's messages, ticks and
+// action history.
 func (a *app) cmdForget(ctx context.Context, args []string) int {
-	fs := flag.NewFlagSet("forget", flag.ContinueOnError)
-	fs.SetOutput(a.stderr)
+	fs := a.flags("forget")
 	var cf commonFlags
 	cf.register(fs)
 	user := fs.String("user", "", "forget this person (their user id, as airi memory list shows)")
+	channel := fs.String("channel", "", "forget this channel's messages, ticks and action history (the channel stays known)")
 	asJSON := fs.Bool("json", false, "print what was deleted as JSON")
-	if err := fs.Parse(args); err != nil {
-		return exitUsage
+	if code, ok := a.parseFlags(fs, args); !ok {
+		return code
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(a.stderr, "airi forget: unexpected argument %q\n", fs.Arg(0))
 		return exitUsage
 	}
-	if strings.TrimSpace(*user) == "" {
-		fmt.Fprintln(a.stderr, "airi forget: usage: airi forget --user ID [--json]")
-		return exitUsage
+	u, c := strings.TrimSpace(*user), strings.TrimSpace(*channel)
+	switch {
+	case u != "" && c == "":
+		return a.forgetUser(ctx, cf, u, *asJSON)
+	case c != "" && u == "":
+		return a.forgetChannel(ctx, cf, c, *asJSON)
 	}
-	return a.forgetUser(ctx, cf, *user, *asJSON)
+	fmt.Fprintln(a.stderr, "airi forget: usage: airi forget --user ID | --channel ID [--json]")
+	return exitUsage
 }
 
 // forgetUser runs `airi forget --user ID`.

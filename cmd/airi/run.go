@@ -230,6 +230,9 @@ func (a *app) cmdRun(ctx context.Context, args []string) int {
 		}
 	}
 	spawn(func() error { return rt.prompts.Watch(runCtx) })
+	if ops, ok := rt.store.(opsStore); ok {
+		spawn(func() error { return retain(runCtx, ops, cfg, log.Named("retention")) })
+	}
 	for _, ad := range adapters {
 		spawn(func() error {
 			run := func(ctx context.Context) error { return ad.run(ctx, rt.inbox(ad.Name())) }

@@ -121,6 +121,8 @@ type inbox struct {
 	adapter string
 	r       *router
 	sched   *scheduler.Scheduler
+	// cmds answers the admins' "/airi ..." commands; nil without admins.
+	cmds *chatCommands
 }
 
 // Deliver stores the message and wakes its channel.
@@ -133,6 +135,9 @@ func (i *inbox) Deliver(ctx context.Context, ch state.Channel, msg state.Message
 		ch.Platform = i.adapter
 	}
 	msg.ChannelID = ch.ID
+	if i.cmds.handle(ctx, ch, msg) {
+		return nil
+	}
 	return i.sched.Deliver(ctx, ch, msg)
 }
 
@@ -149,6 +154,8 @@ type bot struct {
 	lock *dbLock
 	// budget is nil when no token budget is set.
 	budget *budget.Tracker
+	// cmds answers the admins' chat commands.
+	cmds *chatCommands
 }
 
 // runtimeOptions are the parts that differ between chat, run, demo and replay.
@@ -231,6 +238,11 @@ func openRuntime(ctx context.Context, cfg config, log *zap.Logger, opt runtimeOp
 	if err != nil {
 		return nil, fmt.Errorf("register actions: %w", err)
 	}
+	ops, _ := rt.store.(opsStore)
+	var controls scheduler.Controls
+	if ops != nil {
+		controls = ops
+	}
 	rt.builder = planner.NewBuilder(rt.prompts, rt.reg, planner.BuilderOptions{HistoryLimit: cfg.History, MaxTokens: cfg.PromptMaxTokens, Notes: rt.store})
 	policy := attentionPolicy(cfg.Attention, rt.botName)
 	var (
@@ -279,10 +291,15 @@ func openRuntime(ctx context.Context, cfg config, log *zap.Logger, opt runtimeOp
 		Tokens:     count,
 		OnWake:     opt.OnWake,
 		OnSkip:     opt.OnSkip,
+		Controls:   controls,
 		Logger:     log,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("start scheduler: %w", err)
+	}
+	if ops != nil && len(cfg.Admins) > 0 {
+		rt.cmds = &chatCommands{admins: adminSet(cfg.Admins), ctl: &controller{store: ops, sched: rt.sched, now: opt.Now},
+			send: opt.Router.Send, log: log.Named("admin")}
 	}
 	return rt, nil
 }
@@ -310,7 +327,7 @@ func orNone(d time.Duration) time.Duration {
 
 // inbox returns the scheduler as the named adapter's inbox.
 func (rt *bot) inbox(adapter string) *inbox {
-	return &inbox{adapter: adapter, r: rt.router, sched: rt.sched}
+	return &inbox{adapter: adapter, r: rt.router, sched: rt.sched, cmds: rt.cmds}
 }
 
 func (rt *bot) close() {

@@ -370,7 +370,14 @@ func cutPrefix(s, prefix string) (string, bool) {
 // while other connections and processes go on writing. path must not
 // exist.
 func (s *Store) Backup(ctx context.Context, path string) error {
-	if _, err := s.reader.ExecContext(ctx, "VACUUM INTO ?", path); err != nil {
+	// VACUUM INTO only reads this database, but a query-only connection
+	// refuses it: it gets a connection of its own.
+	db, err := sql.Open("sqlite", s.path+"?"+connPragmas())
+	if err != nil {
+		return fmt.Errorf("back up %s: %w", s.path, err)
+	}
+	defer db.Close()
+	if _, err := db.ExecContext(ctx, "VACUUM INTO ?", path); err != nil {
 		return fmt.Errorf("back up %s to %s: %w", s.path, path, err)
 	}
 	return nil

@@ -1,0 +1,314 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"text/tabwriter"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/airi-go/airi/state"
+	"github.com/airi-go/airi/state/postgres"
+	"github.com/airi-go/airi/state/sqlite"
+)
+
+// channelStatus is one line of `airi status`.
+type channelStatus struct {
+	ID          string             `json:"id"`
+	Title       string             `json:"title,omitempty"`
+	Platform    string             `json:"platform"`
+	Group       bool               `json:"group"`
+	Unread      int                `json:"unread"`
+	LastTick    *state.TickSummary `json:"lastTick"`
+	LastError   string             `json:"lastError,omitempty"`
+	LastErrorAt time.Time          `json:"lastErrorAt,omitzero"`
+	Paused      bool               `json:"paused"`
+	PausedUntil time.Time          `json:"pausedUntil,omitzero"`
+	Mode        string             `json:"mode,omitempty"`
+	// TokensToday are the tokens spent since midnight UTC.
+	TokensToday int `json:"tokensToday"`
+}
+
+// opsFlags are the flags of the commands that read or change the
+// database of a bot that may be running.
+type opsFlags struct {
+	commonFlags
+	json bool
+}
+
+func (a *app) opsSetup(name string, args []string, withJSON bool, extra func(fs *flag.FlagSet)) (opsFlags, config, *zap.Logger, []string, int) {
+	fs := a.flags(name)
+	var of opsFlags
+	of.register(fs)
+	if withJSON {
+		fs.BoolVar(&of.json, "json", false, "print JSON")
+	}
+	if extra != nil {
+		extra(fs)
+	}
+	// Flags may follow the arguments ("airi channel pause ID --for 1h").
+	var positional []string
+	for {
+		if code, ok := a.parseFlags(fs, args); !ok {
+			return of, config{}, nil, nil, code
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		positional = append(positional, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+	cfg, log, code := a.setup(name, of.commonFlags)
+	if code != exitOK {
+		return of, cfg, nil, nil, code
+	}
+	return of, cfg, log, positional, exitOK
+}
+
+// openOps opens the configured database for operator commands. On SQLite
+// they run beside a bot that holds the process lock: their reads and
+// short writes are SQLite transactions (WAL mode lets them in), and the
+// bot reads what they change at its next wake. write opens for writing.
+func openOps(ctx context.Context, cfg config, log *zap.Logger, write bool) (opsStore, error) {
+	if err := storeExists(cfg); err != nil {
+		return nil, err
+	}
+	if cfg.DatabaseURL != "" {
+		s, err := postgres.Open(ctx, cfg.DatabaseURL, log, postgres.Options{})
+		if err != nil {
+			return nil, fmt.Errorf("open database at DATABASE_URL: %w", err)
+		}
+		return s, nil
+	}
+	var (
+		s   *sqlite.Store
+		err error
+	)
+	if write {
+		s, err = sqlite.Open(ctx, cfg.DBPath, log)
+	} else {
+		s, err = sqlite.OpenReadOnly(ctx, cfg.DBPath, log)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("open database %s: %w", cfg.DBPath, err)
+	}
+	return s, nil
+}
+
+// statuses gathers every channel's status.
+func statuses(ctx context.Context, st opsStore, now time.Time) ([]channelStatus, error) {
+	chans, err := st.Channels(ctx)
+	if err != nil {
+		return nil, err
+	}
+	counts, err := st.UnreadCounts(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ctls, err := st.ChannelControls(ctx)
+	if err != nil {
+		return nil, err
+	}
+	act, err := st.Activity(ctx, startOfDay(now))
+	if err != nil {
+		return nil, err
+	}
+	out := make([]channelStatus, 0, len(chans))
+	for _, ch := range chans {
+		c := ctls[ch.ID]
+		a := act[ch.ID]
+		cs := channelStatus{ID: ch.ID, Title: ch.Title, Platform: ch.Platform, Group: ch.Group, Unread: counts[ch.ID],
+			LastTick: a.LastTick, LastError: a.LastError, LastErrorAt: a.LastErrorAt,
+			Paused: c.PausedAt(now), Mode: c.Mode, TokensToday: a.Tokens}
+		if cs.Paused {
+			cs.PausedUntil = c.PausedUntil
+		}
+		out = append(out, cs)
+	}
+	return out, nil
+}
+
+func (a *app) cmdStatus(ctx context.Context, args []string) int {
+	of, cfg, log, rest, code := a.opsSetup("status", args, true, nil)
+	if code != exitOK {
+		return code
+	}
+	defer func() { _ = log.Sync() }()
+	if len(rest) > 0 {
+		fmt.Fprintln(a.stderr, "airi status: takes no arguments")
+		return exitUsage
+	}
+	st, err := openOps(ctx, cfg, log, false)
+	if err != nil {
+		fmt.Fprintln(a.stderr, "airi status:", err)
+		return exitFailure
+	}
+	defer st.Close()
+	now := time.Now()
+	list, err := statuses(ctx, st, now)
+	if err != nil {
+		fmt.Fprintln(a.stderr, "airi status:", err)
+		return exitFailure
+	}
+	if of.json {
+		_ = json.NewEncoder(a.stdout).Encode(struct {
+			Channels []channelStatus `json:"channels"`
+		}{list})
+		return exitOK
+	}
+	tw := tabwriter.NewWriter(a.stdout, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "CHANNEL\tPLATFORM\tTITLE\tUNREAD\tLAST TICK\tOUTCOME\tTOKENS TODAY\tPAUSED\tLAST ERROR")
+	for _, c := range list {
+		last, outcome := "-", "-"
+		if c.LastTick != nil {
+			last = now.Sub(c.LastTick.Now).Round(time.Second).String() + " ago"
+			outcome = c.LastTick.Outcome
+		}
+		paused := "no"
+		if c.Paused {
+			paused = "yes"
+			if !c.PausedUntil.IsZero() {
+				paused = "until " + c.PausedUntil.Local().Format("15:04")
+			}
+		}
+		errText := c.LastError
+		if len(errText) > 60 {
+			errText = errText[:60] + "…"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%d\t%s\t%s\n", c.ID, c.Platform, c.Title, c.Unread, last, outcome, c.TokensToday, paused, errText)
+	}
+	_ = tw.Flush()
+	return exitOK
+}
+
+func (a *app) cmdChannels(ctx context.Context, args []string) int {
+	of, cfg, log, _, code := a.opsSetup("channels", args, true, nil)
+	if code != exitOK {
+		return code
+	}
+	defer func() { _ = log.Sync() }()
+	st, err := openOps(ctx, cfg, log, false)
+	if err != nil {
+		fmt.Fprintln(a.stderr, "airi channels:", err)
+		return exitFailure
+	}
+	defer st.Close()
+	chans, err := st.Channels(ctx)
+	if err != nil {
+		fmt.Fprintln(a.stderr, "airi channels:", err)
+		return exitFailure
+	}
+	if of.json {
+		if chans == nil {
+			chans = []state.Channel{}
+		}
+		_ = json.NewEncoder(a.stdout).Encode(chans)
+		return exitOK
+	}
+	for _, ch := range chans {
+		kind := "direct"
+		if ch.Group {
+			kind = "group"
+		}
+		fmt.Fprintf(a.stdout, "%s\t%s\t%s\t%s\n", ch.ID, ch.Platform, kind, ch.Title)
+	}
+	return exitOK
+}
+
+// channelCommand runs a command on one existing channel.
+func (a *app) channelCommand(ctx context.Context, name string, args []string, extra func(fs *flag.FlagSet), run func(ctx context.Context, c *controller, id string) (string, error)) int {
+	_, cfg, log, rest, code := a.opsSetup(name, args, false, extra)
+	if code != exitOK {
+		return code
+	}
+	defer func() { _ = log.Sync() }()
+	if len(rest) != 1 {
+		fmt.Fprintf(a.stderr, "airi %s: name one channel id (see airi channels)\n", name)
+		return exitUsage
+	}
+	id := rest[0]
+	st, err := openOps(ctx, cfg, log, true)
+	if err != nil {
+		fmt.Fprintf(a.stderr, "airi %s: %v\n", name, err)
+		return exitFailure
+	}
+	defer st.Close()
+	if _, err := st.Channel(ctx, id); err != nil {
+		if errors.Is(err, state.ErrNotFound) {
+			fmt.Fprintf(a.stderr, "airi %s: no channel %q in the database (see airi channels)\n", name, id)
+			return exitFailure
+		}
+		fmt.Fprintf(a.stderr, "airi %s: %v\n", name, err)
+		return exitFailure
+	}
+	out, err := run(ctx, &controller{store: st, now: time.Now}, id)
+	if err != nil {
+		fmt.Fprintf(a.stderr, "airi %s: %v\n", name, err)
+		return exitFailure
+	}
+	fmt.Fprintln(a.stdout, out)
+	return exitOK
+}
+
+func (a *app) cmdChannelPause(ctx context.Context, args []string) int {
+	var d time.Duration
+	return a.channelCommand(ctx, "channel pause", args, func(fs *flag.FlagSet) {
+		fs.DurationVar(&d, "for", 0, "pause for this long, e.g. 30m or 2h (default: until resumed)")
+	}, func(ctx context.Context, c *controller, id string) (string, error) {
+		ctl, err := c.pause(ctx, id, d)
+		if err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("%s: %s", id, pauseText(ctl, c.now())), nil
+	})
+}
+
+func (a *app) cmdChannelResume(ctx context.Context, args []string) int {
+	return a.channelCommand(ctx, "channel resume", args, nil, func(ctx context.Context, c *controller, id string) (string, error) {
+		if err := c.resume(ctx, id); err != nil {
+			return "", err
+		}
+		return id + ": resumed (a running bot answers its unread messages at its next periodic tick)", nil
+	})
+}
+
+func (a *app) cmdChannelReset(ctx context.Context, args []string) int {
+	return a.channelCommand(ctx, "channel reset", args, nil, func(ctx context.Context, c *controller, id string) (string, error) {
+		n, err := c.store.ResetChannel(ctx, id)
+		if err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("%s: action history cleared, %d unread message(s) set aside; messages kept", id, n), nil
+	})
+}
+
+// forgetChannel runs `airi forget --channel ID`: the channel's messages,
+// ticks and action history go; the channel stays known.
+func (a *app) forgetChannel(ctx context.Context, cf commonFlags, channel string, asJSON bool) int {
+	cfg, log, code := a.setup("forget", cf)
+	if code != exitOK {
+		return code
+	}
+	defer func() { _ = log.Sync() }()
+	st, err := openOps(ctx, cfg, log, true)
+	if err != nil {
+		fmt.Fprintln(a.stderr, "airi forget:", err)
+		return exitFailure
+	}
+	defer st.Close()
+	f, err := st.ForgetChannel(ctx, channel)
+	if err != nil {
+		fmt.Fprintln(a.stderr, "airi forget:", err)
+		return exitFailure
+	}
+	if asJSON {
+		_ = json.NewEncoder(a.stdout).Encode(f)
+		return exitOK
+	}
+	fmt.Fprintf(a.stdout, "forgot channel %s: %d message(s), %d tick(s), %d action record(s)\n", channel, f.Messages, f.Ticks, f.Actions)
+	return exitOK
+}
