@@ -65,6 +65,22 @@ func (h *modelHealth) err() error {
 	return h.permanent
 }
 
+// failingSince returns when the model calls started failing and the
+// last error, or the zero time while they succeed.
+func (h *modelHealth) failingSince() (time.Time, string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if !h.failing {
+		return time.Time{}, ""
+	}
+	return h.since, h.lastText
+}
+
+// ModelFailing returns since when every model call has failed and the
+// last error, or the zero time when the last call succeeded (or none was
+// made). `airi chat` gives up on a model that fails too long.
+func (s *Scheduler) ModelFailing() (time.Time, string) { return s.model.failingSince() }
+
 // ModelErr returns why the model refuses every call (a bad key, model or
 // URL: a failure retrying cannot fix) while the last call failed that
 // way, or nil. Readiness checks report it.

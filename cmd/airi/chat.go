@@ -111,6 +111,11 @@ func (a *app) cmdChat(ctx context.Context, args []string) int {
 	defer rt.close()
 	con := console.New(console.Config{ChannelID: *channel, User: *user, BotName: rt.botName}, a.stdin, a.stdout, log)
 	r.adapters = []sender{con}
+	interactive := readerIsTerminal(a.stdin)
+	if interactive && isTerminal(a.stderr) {
+		fmt.Fprintln(a.stderr, chatBanner(cfg, rt.botName))
+		r.adapters = []sender{&typingConsole{Adapter: con, w: a.stderr, bot: rt.botName}}
+	}
 
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -128,7 +133,12 @@ func (a *app) cmdChat(ctx context.Context, args []string) int {
 		fmt.Fprintln(a.stderr, "airi chat:", err)
 		return exitFailure
 	}
-	code = a.chatUntilIdle(ctx, runCtx, rt, con, fatal)
+	giveUp := cfg.GiveUp
+	if interactive {
+		// A person at the terminal decides when to stop.
+		giveUp = 0
+	}
+	code = a.chatUntilIdle(ctx, runCtx, rt, con, fatal, giveUp)
 	closeCtx, done := context.WithTimeout(context.WithoutCancel(ctx), shutdownGrace)
 	defer done()
 	cancel()
@@ -139,36 +149,45 @@ func (a *app) cmdChat(ctx context.Context, args []string) int {
 }
 
 // chatUntilIdle feeds the console's input to the loop; when the input ends
-// it waits until the loop is idle. The input reader is not waited for: a
-// terminal read cannot be interrupted, and the process ends after this.
-func (a *app) chatUntilIdle(ctx, runCtx context.Context, rt *bot, con *console.Adapter, fatal <-chan error) int {
+// it waits until the loop is idle. With giveUp set, it stops once every
+// model call has failed for that long. The input reader is not waited
+// for: a terminal read cannot be interrupted, and the process ends after
+// this.
+func (a *app) chatUntilIdle(ctx, runCtx context.Context, rt *bot, con *console.Adapter, fatal <-chan error, giveUp time.Duration) int {
 	inputDone := make(chan error, 1)
 	go func() { inputDone <- con.Run(runCtx, rt.inbox(console.Name)) }()
-	select {
-	case err := <-inputDone:
-		if err != nil {
-			fmt.Fprintln(a.stderr, "airi chat:", err)
-			return exitFailure
-		}
-	case err := <-fatal:
-		fmt.Fprintln(a.stderr, "airi chat: the model failed:", err)
-		return exitFailure
-	case <-ctx.Done():
-		return exitOK
-	}
 	idle := make(chan error, 1)
-	go func() { idle <- rt.sched.WaitIdle(runCtx) }()
-	select {
-	case err := <-idle:
-		if err != nil && ctx.Err() == nil {
-			fmt.Fprintln(a.stderr, "airi chat:", err)
+	var check <-chan time.Time
+	if giveUp > 0 {
+		t := time.NewTicker(min(giveUp/5, time.Second))
+		defer t.Stop()
+		check = t.C
+	}
+	channel := con.Channel().ID
+	for {
+		select {
+		case err := <-inputDone:
+			if err != nil {
+				fmt.Fprintln(a.stderr, "airi chat:", err)
+				return exitFailure
+			}
+			go func() { idle <- rt.sched.WaitIdle(runCtx) }()
+		case err := <-idle:
+			if err != nil && ctx.Err() == nil {
+				fmt.Fprintln(a.stderr, "airi chat:", err)
+				return exitFailure
+			}
+			return exitOK
+		case err := <-fatal:
+			fmt.Fprintf(a.stderr, "airi chat: the model failed: %v%s\n", err, unreadReport(context.WithoutCancel(ctx), rt, channel))
 			return exitFailure
+		case now := <-check:
+			if line, ok := gaveUp(rt, giveUp, now); ok {
+				fmt.Fprintf(a.stderr, "airi chat: %s%s\n", line, unreadReport(context.WithoutCancel(ctx), rt, channel))
+				return exitFailure
+			}
+		case <-ctx.Done():
+			return exitOK
 		}
-		return exitOK
-	case err := <-fatal:
-		fmt.Fprintln(a.stderr, "airi chat: the model failed:", err)
-		return exitFailure
-	case <-ctx.Done():
-		return exitOK
 	}
 }

@@ -183,7 +183,8 @@ func (c *Client) Complete(ctx context.Context, req planner.Request) (planner.Res
 			retryAfter = se.RetryAfter
 		}
 		wait := c.retry.Delay(attempt, retryAfter)
-		log.Warn("model call failed, retrying",
+		// Retries are detail: the caller logs the outcome of the call.
+		log.Debug("model call failed, retrying",
 			zap.Int("attempt", attempt),
 			zap.String("class", Class(err)),
 			zap.Duration("wait", wait),
