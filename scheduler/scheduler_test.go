@@ -131,7 +131,8 @@ func newHarnessLog(t *testing.T, cfg scheduler.Config, m *model, log *zap.Logger
 	h.sched, err = scheduler.New(cfg, scheduler.Deps{
 		Store: st, Prompter: planner.NewBuilder(src, reg, planner.BuilderOptions{}), Model: m,
 		Parser: parse.New(reg), Dispatcher: reg, Logger: log,
-		OnTick:  func(tk state.Tick) { h.ticks <- tk },
+		OnTick:   func(tk state.Tick) { h.ticks <- tk },
+		Controls: st,
 		OnFatal: func(err error) { h.fatal <- err },
 	})
 	if err != nil {
