@@ -65,15 +65,16 @@ func notWritable(err error) bool {
 // createFile makes the database file, when it does not exist yet, readable
 // and writable by its owner only: it holds private conversations. SQLite
 // gives its journal files the mode of the database file.
-func createFile(path string) error {
+// It reports whether it made the file.
+func createFile(path string) (bool, error) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
 	switch {
 	case errors.Is(err, os.ErrExist):
-		return nil
+		return false, nil
 	case err != nil:
-		return err
+		return false, err
 	}
-	return f.Close()
+	return true, f.Close()
 }
 
 // probeWrite checks that the database takes a write: a schema change in a

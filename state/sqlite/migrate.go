@@ -221,21 +221,6 @@ func (s *Store) migrate(ctx context.Context, migrations []string) error {
 	if version > len(migrations) {
 		return fmt.Errorf("schema version %d is newer than this build knows (%d)", version, len(migrations))
 	}
-	if version == 0 {
-		// A new file: pages freed by retention go back to the file
-		// system with incremental vacuum, which must be chosen before
-		// the first table exists. Older files are converted once by
-		// Reclaim.
-		var tables int
-		if err := s.writer.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_master").Scan(&tables); err != nil {
-			return fmt.Errorf("read schema: %w", err)
-		}
-		if tables == 0 {
-			if _, err := s.writer.ExecContext(ctx, "PRAGMA auto_vacuum = INCREMENTAL"); err != nil {
-				return fmt.Errorf("set incremental vacuum: %w", err)
-			}
-		}
-	}
 	for v := version; v < len(migrations); v++ {
 		err := s.write(ctx, func(tx *sql.Tx) error {
 			if _, err := tx.ExecContext(ctx, migrations[v]); err != nil {

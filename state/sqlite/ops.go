@@ -382,3 +382,20 @@ func (s *Store) Backup(ctx context.Context, path string) error {
 	}
 	return nil
 }
+
+// initVacuum chooses incremental vacuum for a new, empty file: the choice
+// is written into the file's header by the first schema change.
+func initVacuum(ctx context.Context, path string) error {
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		return fmt.Errorf("set incremental vacuum: %w", err)
+	}
+	defer db.Close()
+	db.SetMaxOpenConns(1)
+	for _, q := range []string{"PRAGMA auto_vacuum = INCREMENTAL", "CREATE TABLE airi_init (x INTEGER)", "DROP TABLE airi_init"} {
+		if _, err := db.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("set incremental vacuum: %w", err)
+		}
+	}
+	return nil
+}

@@ -82,7 +82,8 @@ func Open(ctx context.Context, path string, logger *zap.Logger) (_ *Store, err e
 		}
 	}
 
-	if err := createFile(path); err != nil {
+	created, err := createFile(path)
+	if err != nil {
 		if errors.Is(err, os.ErrPermission) {
 			return nil, fmt.Errorf("open sqlite store %q: %w: %w", path, ErrNotWritable, err)
 		}
@@ -96,6 +97,16 @@ func Open(ctx context.Context, path string, logger *zap.Logger) (_ *Store, err e
 			_ = s.Close()
 		}
 	}()
+
+	if created {
+		// Pages freed by retention go back to the file system with
+		// incremental vacuum, which must be chosen before the file is
+		// switched to WAL and before the first table. Older files are
+		// converted once by Reclaim.
+		if err := initVacuum(ctx, path); err != nil {
+			return nil, fmt.Errorf("open sqlite store %q: %w", path, err)
+		}
+	}
 
 	pragmas := connPragmas()
 
