@@ -133,7 +133,7 @@ func newHarnessLog(t *testing.T, cfg scheduler.Config, m *model, log *zap.Logger
 		Parser: parse.New(reg), Dispatcher: reg, Logger: log,
 		OnTick:   func(tk state.Tick) { h.ticks <- tk },
 		Controls: st,
-		OnFatal: func(err error) { h.fatal <- err },
+		OnFatal:  func(err error) { h.fatal <- err },
 	})
 	if err != nil {
 		t.Fatal(err)
