@@ -54,12 +54,31 @@ func rank(t Trigger) int {
 // settings returns the attention settings of the loop's channel at now:
 // the configured ones, in fallback to addressed when a budget is 80% used.
 func (s *Scheduler) settings(ctx context.Context, id string, now time.Time) (attention.Settings, budget.Level) {
-	set := s.cfg.Attention.For(id)
+	set := s.attentionFor(ctx, id)
 	lvl := s.budgetLevel(ctx, id, now)
 	if lvl >= budget.Fallback && set.Mode != attention.ModeAddressed {
 		set.Mode = attention.ModeAddressed
 	}
 	return set, lvl
+}
+
+// attentionFor returns the configured attention settings of a channel,
+// with the mode an operator set for it ("/airi mode", stored as the
+// channel's control) in place of the configured one.
+func (s *Scheduler) attentionFor(ctx context.Context, id string) attention.Settings {
+	set := s.cfg.Attention.For(id)
+	if s.deps.Controls == nil {
+		return set
+	}
+	c, err := s.deps.Controls.ChannelControl(ctx, id)
+	if err != nil {
+		s.log.Warn("read channel control", zap.String("channel", id), zap.Error(err))
+		return set
+	}
+	if c.Mode != "" {
+		set.Mode = attention.Mode(c.Mode)
+	}
+	return set
 }
 
 func (s *Scheduler) budgetLevel(ctx context.Context, id string, now time.Time) budget.Level {

@@ -673,7 +673,7 @@ func (s *Scheduler) input(ctx context.Context, id string, w *wakeState, now time
 	incoming := append(append([]state.Message(nil), carry...), offered...)
 	var attn, notice string
 	if s.cfg.Attention != nil && ch.Group {
-		attn = string(s.cfg.Attention.For(id).Mode)
+		attn = string(s.attentionFor(ctx, id).Mode)
 		if s.budgetLevel(ctx, id, now) >= budget.Fallback {
 			notice = "Today's token budget is nearly used up: until the day rolls over you are woken only when addressed."
 		}

@@ -125,7 +125,7 @@ func (b *groupBot) stop(t *testing.T) {
 // metricsText scrapes the bot's metrics as /metrics serves them.
 func (b *groupBot) metricsText(t *testing.T) string {
 	t.Helper()
-	srv := &adminServer{metrics: b.m, store: b.rt.store, ready: func() error { return nil }, log: zap.NewNop()}
+	srv := &adminServer{metrics: b.m, store: b.rt.store, log: zap.NewNop()}
 	rec := httptest.NewRecorder()
 	srv.handler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
 	body, _ := io.ReadAll(rec.Result().Body)

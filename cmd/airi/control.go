@@ -188,7 +188,7 @@ func (c *chatCommands) run(ctx context.Context, id string, args []string) string
 		if err := c.ctl.setMode(ctx, id, mode); err != nil {
 			return "mode failed: " + err.Error()
 		}
-		return "ok, mode " + mode + " for this channel"
+		return "ok, attention mode " + mode + " for this chat (in place of the configured one)"
 	}
 	return "unknown command; usage: " + chatCommandUsage
 }

@@ -13,18 +13,6 @@ import (
 	"github.com/airi-go/airi/planner/openai/openaitest"
 )
 
-// freeAddr returns a loopback address nothing listens on at the moment.
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	_ = ln.Close()
-	return addr
-}
-
 // restartable serves a fake Bot API that can be stopped and started again
 // on the same address, keeping its state.
 type restartable struct {
