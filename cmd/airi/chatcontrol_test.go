@@ -53,7 +53,7 @@ func TestAdminPausesAGroupFromTheChat(t *testing.T) {
 	admin := telegramtest.User{ID: 501, FirstName: "Ann"}
 	bob := telegramtest.User{ID: 502, FirstName: "Bob"}
 	group := telegramtest.Chat{ID: -1001234567890, Type: telegramtest.Supergroup, Title: "Harbour"}
-	env := botEnv(model.URL(), dbIn(t), "TELEGRAM_BOT_TOKEN="+tg.Token(), "TELEGRAM_API_BASE_URL="+tg.URL(), "AIRI_ADMINS=telegram:501")
+	env := botEnv(model.URL(), dbIn(t), "TELEGRAM_BOT_TOKEN="+tg.Token(), "TELEGRAM_API_BASE_URL="+tg.URL(), "AIRI_ADMINS=telegram:501", "AIRI_GROUP_MODE=all")
 	bot := startBot(t, env)
 
 	tg.Post(telegramtest.Incoming{Chat: group, From: admin, Text: "/airi pause 3s"})
