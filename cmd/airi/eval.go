@@ -79,8 +79,8 @@ func (a *app) cmdEval(ctx context.Context, args []string) int {
 		fmt.Fprintln(a.stderr, "usage: airi eval [--runs N] [--prompts DIR]... [--json] [--html FILE] [--price-in X --price-out Y [--price-cached Z]] [--config FILE] FILE...")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		return exitUsage
+	if code, ok := a.parseFlags(fs, args); !ok {
+		return code
 	}
 	if fs.NArg() == 0 {
 		fs.Usage()

@@ -99,8 +99,21 @@ func (a *app) handlers() map[string]func(context.Context, []string) int {
 		"actions":        a.cmdActions,
 		"prompt render":  a.cmdPromptRender,
 		"replay":         a.cmdReplay,
+		"eval":           a.cmdEval,
+		"memory list":    a.memorySub("list"),
+		"memory show":    a.memorySub("show"),
+		"memory delete":  a.memorySub("delete"),
+		"memory export":  a.memorySub("export"),
+		"memory import":  a.memorySub("import"),
 		"ticks export":   a.cmdTicksExport,
 		"migrate":        a.cmdMigrate,
 		"version":        a.cmdVersion,
+	}
+}
+
+// memorySub runs one subcommand of airi memory.
+func (a *app) memorySub(name string) func(context.Context, []string) int {
+	return func(ctx context.Context, args []string) int {
+		return a.cmdMemory(ctx, append([]string{name}, args...))
 	}
 }

@@ -64,7 +64,7 @@ func TestStatusAndChannelCommands(t *testing.T) {
 		{[]string{"channel", "pause", "nope"}, exitFailure, ""},
 		{[]string{"channel", "pause"}, exitUsage, ""},
 		{[]string{"channel", "reset", "c2"}, exitOK, "3 unread message(s) set aside"},
-		{[]string{"forget", "--user", "telegram:42"}, exitOK, "deleted 6 message(s)"},
+		{[]string{"forget", "--channel", "c2"}, exitOK, "forgot channel c2: 3 message(s), 2 tick(s)"},
 		{[]string{"forget"}, exitUsage, ""},
 	}
 	for _, s := range steps {
@@ -87,8 +87,11 @@ func TestStatusAndChannelCommands(t *testing.T) {
 		t.Fatalf("status lists %d channels, want 2", len(got.Channels))
 	}
 	for _, c := range got.Channels {
-		if c.LastTick == nil || c.LastTick.Outcome != "continue" || c.TokensToday != 24 {
+		switch {
+		case c.ID == "c1" && (c.LastTick == nil || c.LastTick.Outcome != "continue" || c.TokensToday != 24):
 			t.Errorf("status of %s: %+v", c.ID, c)
+		case c.ID == "c2" && (c.LastTick != nil || c.TokensToday != 0):
+			t.Errorf("status of the forgotten %s: %+v", c.ID, c)
 		}
 		if (c.ID == "c1") != c.Paused {
 			t.Errorf("%s paused = %v", c.ID, c.Paused)
