@@ -102,10 +102,12 @@ func (a *app) parseFlags(fs *flag.FlagSet, args []string) (code int, ok bool) {
 	out := fs.Output()
 	// The flag package prints the whole usage on any error; print it
 	// ourselves, to stdout when asked for.
+	usage := fs.Usage
 	fs.Usage = func() {}
 	fs.SetOutput(&discard)
 	err := fs.Parse(args)
 	fs.SetOutput(out)
+	fs.Usage = usage
 	switch {
 	case err == nil:
 		return exitOK, true
