@@ -25,6 +25,10 @@ func TestPausedChannelMakesNoModelCall(t *testing.T) {
 	if !rep.Skipped || !rep.PausedUntil.Equal(until) || len(m.requests()) != 0 {
 		t.Fatalf("wake while paused: %+v, %d model calls", rep, len(m.requests()))
 	}
+	skipped, err := h.store.SkippedWakes(ctx, state.TickFilter{ChannelID: "c1"})
+	if err != nil || len(skipped) != 1 || skipped[0].Reason != "paused" {
+		t.Errorf("recorded skipped wakes: %+v %v, want one paused", skipped, err)
+	}
 	counts, err := h.store.UnreadCounts(ctx)
 	if err != nil || counts["c1"] != 1 {
 		t.Fatalf("the message is not kept unread while paused: %v %v", counts, err)

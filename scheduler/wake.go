@@ -68,6 +68,10 @@ type tickOutcome struct {
 	watermark int64
 }
 
+// skipPaused is the recorded reason of a wake skipped because an operator
+// paused the channel.
+const skipPaused = "paused"
+
 // Wake runs one wake of a channel now, in the caller's goroutine, with the
 // given trigger ("message", "periodic", "sleep", ...). Tests and replay
 // drive the loop with it; it never overlaps another wake of the channel.
@@ -93,7 +97,13 @@ func (l *loop) wake(ctx context.Context, trig Trigger) WakeReport {
 			}
 			s.log.Info("wake skipped", fields...)
 			if s.deps.OnSkip != nil {
-				s.deps.OnSkip(l.id, "paused")
+				s.deps.OnSkip(l.id, skipPaused)
+			}
+			// Every skipped wake has its reason in the store, beside the ticks.
+			if _, err := s.deps.Store.AddSkippedWake(ctx, state.SkippedWake{
+				ChannelID: l.id, Trigger: string(trig), Reason: skipPaused, Time: now,
+			}); err != nil {
+				s.log.Warn("record a wake skipped for a pause", zap.String("channel", l.id), zap.Error(err))
 			}
 			return rep
 		}

@@ -42,8 +42,8 @@ func (a *app) cmdBench(ctx context.Context, args []string) int {
 	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of the scenario to this file")
 	fs.StringVar(&f.memProfile, "memprofile", "", "write a heap profile (allocations) at the end to this file")
 	fs.StringVar(&f.blockProfile, "blockprofile", "", "write a profile of blocking (channels, locks) to this file")
-	if err := fs.Parse(args); err != nil {
-		return exitUsage
+	if code, ok := a.parseFlags(fs, args); !ok {
+		return code
 	}
 	f.spec.Seed = *seed
 	if err := f.spec.validate(fs.NArg()); err != nil {

@@ -43,6 +43,7 @@ var commands = []command{
 	{"forget", "", "delete what the bot keeps about a person (--user) or a channel's messages and ticks (--channel)"},
 	{"ticks export", "", "export recorded ticks as JSONL"},
 	{"migrate", "", "apply pending database migrations"},
+	{"bench", "", "measure the runtime under load against built-in fakes"},
 	{"version", "", "print the version, the VCS revision and the build time"},
 }
 

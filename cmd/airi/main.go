@@ -107,6 +107,7 @@ func (a *app) handlers() map[string]func(context.Context, []string) int {
 		"memory import":  a.memorySub("import"),
 		"ticks export":   a.cmdTicksExport,
 		"migrate":        a.cmdMigrate,
+		"bench":          a.cmdBench,
 		"version":        a.cmdVersion,
 	}
 }

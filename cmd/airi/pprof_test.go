@@ -13,7 +13,7 @@ import (
 // TestAdminProfilesNeedTheToken serves the profiles only to a request
 // with the admin token.
 func TestAdminProfilesNeedTheToken(t *testing.T) {
-	s := &adminServer{token: "tok", metrics: newMetrics(func() float64 { return 0 }), log: zaptest.NewLogger(t), ready: func() error { return nil }}
+	s := &adminServer{token: "tok", metrics: newMetrics(func() float64 { return 0 }), log: zaptest.NewLogger(t)}
 	srv := httptest.NewServer(s.handler())
 	defer srv.Close()
 	tests := []struct {
