@@ -66,7 +66,7 @@ func webhookAdapter(t *testing.T, srv *telegramtest.Server, inbox *memInbox, upd
 		t.Fatal(err)
 	}
 	run(t, a, inbox)
-	if err := srv.WaitCalls(ctxT(t), "setWebhook", 1); err != nil {
+	if err := srv.WaitWebhook(ctxT(t)); err != nil {
 		t.Fatal(err)
 	}
 	return a, hook.URL + "/telegram"

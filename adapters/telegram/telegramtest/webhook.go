@@ -107,6 +107,12 @@ func (s *Server) Webhook() (url, secret string) {
 	return s.hook.URL, s.hook.Secret
 }
 
+// WaitWebhook waits until a webhook is registered: setWebhook counts as
+// called when it arrives, and registers once its parameters are checked.
+func (s *Server) WaitWebhook(ctx context.Context) error {
+	return s.waitFor(ctx, func() bool { return s.hook.URL != "" })
+}
+
 // Deliveries returns every attempt to post an update to the webhook, in
 // the order the answers came.
 func (s *Server) Deliveries() []Delivery {
