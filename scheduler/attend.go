@@ -14,10 +14,6 @@ import (
 	"github.com/airi-go/airi/state"
 )
 
-// triggerBudgetResume wakes a channel whose addressed messages waited for
-// the budget to allow a call again.
-const triggerBudgetResume Trigger = "budget-resume"
-
 // attendance is a loop's attention state; the loop's mu guards it.
 type attendance struct {
 	ch    attention.Channel
@@ -32,8 +28,8 @@ type attendance struct {
 // fromMessage triggers start on an incoming message (after the debounce).
 func fromMessage(t Trigger) bool {
 	switch t {
-	case triggerMessage, attention.ReasonDirect, attention.ReasonAmbient,
-		attention.ReasonMention, attention.ReasonReply, attention.ReasonAlias:
+	case TriggerMessage, TriggerDirect, TriggerAmbient,
+		TriggerAddressedMention, TriggerAddressedReply, TriggerAddressedAlias:
 		return true
 	}
 	return false
@@ -45,7 +41,7 @@ func rank(t Trigger) int {
 	switch {
 	case strings.HasPrefix(string(t), "addressed:"):
 		return 3
-	case t == attention.ReasonDirect:
+	case t == TriggerDirect:
 		return 2
 	}
 	return 1
@@ -152,7 +148,7 @@ func (s *Scheduler) reconsider(ctx context.Context, id string) (bool, error) {
 func (l *loop) periodicTrigger(ctx context.Context) Trigger {
 	s := l.s
 	if s.cfg.Attention == nil {
-		return triggerPeriodic
+		return TriggerPeriodic
 	}
 	now := s.cfg.Now()
 	set, lvl := s.settings(ctx, l.id, now)
@@ -160,16 +156,16 @@ func (l *loop) periodicTrigger(ctx context.Context) Trigger {
 	defer l.mu.Unlock()
 	if l.att.want > l.att.served {
 		if !l.att.held {
-			return triggerPeriodic
+			return TriggerPeriodic
 		}
 		if lvl == budget.Exhausted {
 			return ""
 		}
 		l.att.held = false
-		return triggerBudgetResume
+		return TriggerBudgetResume
 	}
 	if l.att.group && lvl < budget.Exhausted && l.att.ch.AmbientDue(&set, now) {
-		return attention.ReasonAmbient
+		return TriggerAmbient
 	}
 	return ""
 }

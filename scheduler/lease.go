@@ -38,7 +38,7 @@ func (s *Scheduler) Resume(ctx context.Context, channelID string) {
 	closed := s.closed
 	s.mu.Unlock()
 	if !closed {
-		s.loopFor(channelID).signal(triggerRestart)
+		s.loopFor(channelID).signal(TriggerRestart)
 	}
 }
 
@@ -49,6 +49,6 @@ func (s *Scheduler) MessageStored(channelID string) {
 	closed := s.closed
 	s.mu.Unlock()
 	if !closed && s.allowed(channelID) {
-		s.loopFor(channelID).signal(triggerMessage)
+		s.loopFor(channelID).signal(TriggerMessage)
 	}
 }

@@ -7,21 +7,48 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/airi-go/airi/scheduler/attention"
 	"github.com/airi-go/airi/state"
 )
 
-// Trigger says why a wake started.
+// Trigger says why a wake started. It is recorded with every tick (the
+// "trigger" of a tick record and of a session's tick line), so the values
+// below are part of the recorded format and never change.
 type Trigger string
 
 // Triggers recorded with every tick.
 const (
-	triggerMessage  Trigger = "message"
-	triggerPeriodic Trigger = "periodic"
-	triggerSleep    Trigger = "sleep"
-	triggerRearm    Trigger = "rearm"
-	triggerRestart  Trigger = "restart"
-	triggerRetry    Trigger = "retry"
-	triggerUnread   Trigger = "unread"
+	// TriggerMessage: new messages arrived (after the debounce), with no
+	// attention policy to say more.
+	TriggerMessage Trigger = "message"
+	// TriggerDirect: a message arrived in a direct conversation.
+	TriggerDirect Trigger = attention.ReasonDirect
+	// TriggerAddressedMention: a group message mentioned the bot.
+	TriggerAddressedMention Trigger = attention.ReasonMention
+	// TriggerAddressedReply: a group message replied to the bot.
+	TriggerAddressedReply Trigger = attention.ReasonReply
+	// TriggerAddressedAlias: a group message called the bot by an alias.
+	TriggerAddressedAlias Trigger = attention.ReasonAlias
+	// TriggerAmbient: the bot looks at group talk that did not address it.
+	TriggerAmbient Trigger = attention.ReasonAmbient
+	// TriggerPeriodic: the periodic tick found unread messages.
+	TriggerPeriodic Trigger = "periodic"
+	// TriggerRearm: a wake that ended on the iteration cap with messages
+	// unanswered is scheduled again.
+	TriggerRearm Trigger = "rearm"
+	// TriggerSleep: a sleep the model chose fell due.
+	TriggerSleep Trigger = "sleep"
+	// TriggerRestart: the first wake of a channel after a start (or after
+	// its lease moved to this process).
+	TriggerRestart Trigger = "restart"
+	// TriggerBudgetResume: a wake owed to addressed messages that waited
+	// for the budget to allow a call again.
+	TriggerBudgetResume Trigger = "budget-resume"
+	// TriggerRetry: a wake after a failed model call.
+	TriggerRetry Trigger = "retry"
+	// TriggerUnread: messages are still unread after a wake (beyond the
+	// display cap, or arrived late), or arrived while the model slept.
+	TriggerUnread Trigger = "unread"
 )
 
 // loop is one channel's loop. It holds a goroutine only while a wake is
@@ -129,7 +156,7 @@ func (l *loop) startLocked() {
 // setDue moves the next wake; with override the new time replaces a later
 // one of any kind (a message ends a sleep), otherwise only an earlier time wins.
 func (l *loop) setDue(at time.Time, t Trigger, override bool) {
-	if l.due.IsZero() || at.Before(l.due) || (override && l.dueTrigger == triggerSleep) {
+	if l.due.IsZero() || at.Before(l.due) || (override && l.dueTrigger == TriggerSleep) {
 		l.due, l.dueTrigger = at, t
 	}
 }
@@ -138,7 +165,7 @@ func (l *loop) setDue(at time.Time, t Trigger, override bool) {
 func (l *loop) busy() bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.running || (!l.due.IsZero() && l.dueTrigger != triggerSleep)
+	return l.running || (!l.due.IsZero() && l.dueTrigger != TriggerSleep)
 }
 
 // run runs the wakes that are due and returns when the next one is not:
@@ -204,23 +231,23 @@ func (l *loop) finish(ctx context.Context, rep WakeReport) {
 	case rep.Budget:
 		// The periodic tick resumes the channel once the budget allows.
 	case rep.ModelFailed && !rep.Fatal:
-		l.setDue(now.Add(cfg.RetryDelay), triggerRetry, false)
+		l.setDue(now.Add(cfg.RetryDelay), TriggerRetry, false)
 	case rep.Fatal:
 	case !rep.PausedUntil.IsZero():
 		// Messages that came during the pause are answered when it ends.
-		l.setDue(rep.PausedUntil, triggerUnread, false)
+		l.setDue(rep.PausedUntil, TriggerUnread, false)
 	case rep.Sleep > 0:
 		if unread > 0 {
-			l.setDue(now.Add(cfg.Debounce), triggerUnread, false)
+			l.setDue(now.Add(cfg.Debounce), TriggerUnread, false)
 		} else {
-			l.setDue(now.Add(rep.Sleep), triggerSleep, false)
+			l.setDue(now.Add(rep.Sleep), TriggerSleep, false)
 		}
 	case rep.Capped && rep.Unanswered:
 		if l.rearms < cfg.MaxRearms {
 			l.rearms++
-			l.setDue(now.Add(cfg.ContinueDelay), triggerRearm, false)
+			l.setDue(now.Add(cfg.ContinueDelay), TriggerRearm, false)
 			// A re-arm runs even when nothing is unread any more.
-			l.dueTrigger = triggerRearm
+			l.dueTrigger = TriggerRearm
 		} else {
 			l.s.log.Info("wake ended on its iteration cap with messages unanswered; re-armed twice already, waiting for a new message",
 				zap.String("channel", l.id))
@@ -228,7 +255,7 @@ func (l *loop) finish(ctx context.Context, rep WakeReport) {
 	case unread > 0 && !rep.Skipped && (l.s.cfg.Attention == nil || (l.att.want > l.att.served && !l.att.held)):
 		// Unread is left (beyond the display cap, or arrived late): the
 		// next wake shows it; each wake delivers some, so this ends.
-		l.setDue(now.Add(cfg.Debounce), triggerUnread, false)
+		l.setDue(now.Add(cfg.Debounce), TriggerUnread, false)
 	}
 	l.mu.Unlock()
 	l.s.notifyChanged()

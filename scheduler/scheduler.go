@@ -203,7 +203,7 @@ type Controls interface {
 // messages.
 func (s *Scheduler) Unpause(channelID string) {
 	if s.allowed(channelID) {
-		s.loopFor(channelID).signal(triggerUnread)
+		s.loopFor(channelID).signal(TriggerUnread)
 	}
 }
 
@@ -359,7 +359,7 @@ func (s *Scheduler) Start(ctx context.Context) error {
 		}
 		if wake {
 			s.log.Info("resuming channel with unread messages", zap.String("channel", id), zap.Int("unread", n))
-			s.loopFor(id).signal(triggerRestart)
+			s.loopFor(id).signal(TriggerRestart)
 		}
 	}
 	if s.cfg.TickInterval > 0 {
@@ -456,7 +456,7 @@ func (s *Scheduler) Deliver(ctx context.Context, ch state.Channel, msg state.Mes
 	}
 	l := s.loopFor(ch.ID)
 	if s.cfg.Attention == nil {
-		l.signal(triggerMessage)
+		l.signal(TriggerMessage)
 		return nil
 	}
 	d := l.attend(ctx, ch.Group, stored)

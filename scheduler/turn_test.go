@@ -128,12 +128,12 @@ func (r *turnRig) say(text string) string {
 func (r *turnRig) settle() []scheduler.WakeReport {
 	r.tb.Helper()
 	var reps []scheduler.WakeReport
-	trigger := "message"
+	trigger := scheduler.TriggerMessage
 	for i := 0; i < 10; i++ {
 		rep := r.sched.Wake(r.ctx, "c1", trigger)
 		reps = append(reps, rep)
 		if rep.Capped && rep.Unanswered {
-			trigger = "rearm"
+			trigger = scheduler.TriggerRearm
 			continue
 		}
 		counts, err := r.store.UnreadCounts(r.ctx)

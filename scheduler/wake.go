@@ -73,10 +73,10 @@ type tickOutcome struct {
 const skipPaused = "paused"
 
 // Wake runs one wake of a channel now, in the caller's goroutine, with the
-// given trigger ("message", "periodic", "sleep", ...). Tests and replay
+// given trigger (TriggerMessage, TriggerPeriodic, ...). Tests and replay
 // drive the loop with it; it never overlaps another wake of the channel.
-func (s *Scheduler) Wake(ctx context.Context, channelID string, trigger string) WakeReport {
-	return s.loopFor(channelID).wake(ctx, Trigger(trigger))
+func (s *Scheduler) Wake(ctx context.Context, channelID string, trigger Trigger) WakeReport {
+	return s.loopFor(channelID).wake(ctx, trigger)
 }
 
 func (l *loop) wake(ctx context.Context, trig Trigger) WakeReport {
@@ -109,8 +109,8 @@ func (l *loop) wake(ctx context.Context, trig Trigger) WakeReport {
 		}
 	}
 	switch {
-	case fromMessage(trig), trig == triggerPeriodic, trig == triggerRestart, trig == triggerUnread,
-		trig == triggerRetry, trig == triggerBudgetResume:
+	case fromMessage(trig), trig == TriggerPeriodic, trig == TriggerRestart, trig == TriggerUnread,
+		trig == TriggerRetry, trig == TriggerBudgetResume:
 		unread, err := l.hasUnread(ctx)
 		if err != nil {
 			s.log.Warn("count unread before wake", zap.String("channel", l.id), zap.Error(err))

@@ -259,7 +259,7 @@ func (r *recording) say(lines ...scriptLine) {
 }
 
 // wake runs one wake after the debounce, as the loop would.
-func (r *recording) wake(trigger string) {
+func (r *recording) wake(trigger scheduler.Trigger) {
 	r.clock.add(r.cfg.Debounce)
 	r.rt.sched.Wake(r.ctx, r.channel.ID, trigger)
 }

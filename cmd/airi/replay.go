@@ -320,7 +320,7 @@ func (r *replayRuntime) Deliver(ctx context.Context, ch state.Channel, msg state
 	return r.rt.sched.Deliver(ctx, ch, msg)
 }
 
-func (r *replayRuntime) Wake(ctx context.Context, channelID, trigger string) scheduler.WakeReport {
+func (r *replayRuntime) Wake(ctx context.Context, channelID string, trigger scheduler.Trigger) scheduler.WakeReport {
 	return r.rt.sched.Wake(ctx, channelID, trigger)
 }
 

@@ -23,7 +23,7 @@ type Runtime interface {
 	// Deliver stores an incoming message and marks its channel woken.
 	Deliver(ctx context.Context, ch state.Channel, msg state.Message) error
 	// Wake runs one wake of a channel in the caller's goroutine.
-	Wake(ctx context.Context, channelID, trigger string) scheduler.WakeReport
+	Wake(ctx context.Context, channelID string, trigger scheduler.Trigger) scheduler.WakeReport
 	// Close releases the runtime and its store.
 	Close() error
 }
@@ -97,7 +97,7 @@ func Play(ctx context.Context, s *Session, open Opener, opt Options) (*Report, e
 		p.wake, p.next, p.interrupted = w, wk.first, false
 		p.clock = first.Now
 		p.mu.Unlock()
-		rt.Wake(ctx, s.Header.Channel.ID, first.Trigger)
+		rt.Wake(ctx, s.Header.Channel.ID, scheduler.Trigger(first.Trigger))
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
@@ -171,7 +171,7 @@ func newPlayer(ctx context.Context, s *Session, opt Options) *player {
 	for w, wk := range p.wakes {
 		// Only a stop leaves a wake unfinished: the recording ends there,
 		// or the next wake is the one the restart began.
-		stopped := w == len(p.wakes)-1 || p.ticks[p.wakes[w+1].first].Trigger == triggerRestart
+		stopped := w == len(p.wakes)-1 || p.ticks[p.wakes[w+1].first].Trigger == string(scheduler.TriggerRestart)
 		p.cut = append(p.cut, stopped && wakeCut(p.ticks[wk.first:wk.last+1], maxIter))
 	}
 	if len(p.items) > 0 {
@@ -346,9 +346,6 @@ func (p *player) Complete(ctx context.Context, _ planner.Request) (planner.Respo
 	}
 	return resp, nil
 }
-
-// triggerRestart is the trigger of the first wake after a restart.
-const triggerRestart = "restart"
 
 // interruptOrder returns items with each message that interrupted a call
 // placed after the call's tick. A message carries the time its platform

@@ -37,7 +37,7 @@ func (r *testRuntime) Deliver(ctx context.Context, ch state.Channel, msg state.M
 	return r.sched.Deliver(ctx, ch, msg)
 }
 
-func (r *testRuntime) Wake(ctx context.Context, id, trigger string) scheduler.WakeReport {
+func (r *testRuntime) Wake(ctx context.Context, id string, trigger scheduler.Trigger) scheduler.WakeReport {
 	return r.sched.Wake(ctx, id, trigger)
 }
 
