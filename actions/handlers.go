@@ -51,7 +51,26 @@ type PartCounter interface {
 	Parts(out state.Outgoing) int
 }
 
-// HandlerDeps configures the built-in handlers.
+// Defaults of the built-in handlers, used where a HandlerDeps field is
+// zero. The command line's configuration and the README's configuration
+// table take theirs from here.
+const (
+	// DefaultSleep is how long sleep lasts when the model names no duration.
+	DefaultSleep = 30 * time.Second
+	// DefaultSleepMax bounds one sleep.
+	DefaultSleepMax = 10 * time.Minute
+	// DefaultReadLimit bounds the messages one read returns.
+	DefaultReadLimit = 50
+	// DefaultMaxSendChars bounds one send in characters.
+	DefaultMaxSendChars = 4000
+	// DefaultMaxSendParts bounds the platform messages one send may become.
+	DefaultMaxSendParts = 3
+	// DefaultReadTokens bounds the o200k tokens of the messages one read returns.
+	DefaultReadTokens = 2000
+)
+
+// HandlerDeps configures the built-in handlers; zero values take the
+// defaults above.
 type HandlerDeps struct {
 	Store  Store
 	Sender Sender
@@ -59,17 +78,19 @@ type HandlerDeps struct {
 	BotName string
 	// Allowed, when non-nil, says whether the bot may act in a channel.
 	Allowed func(channelID string) bool
-	// SleepDefault is used when sleep has no duration; SleepMax bounds it.
+	// SleepDefault is used when sleep has no duration [DefaultSleep];
+	// SleepMax bounds it [DefaultSleepMax].
 	SleepDefault, SleepMax time.Duration
-	// ReadLimit bounds how many messages one read returns (default 50).
+	// ReadLimit bounds how many messages one read returns [DefaultReadLimit].
 	ReadLimit int
-	// MaxSendChars and MaxSendParts bound one send (defaults 4000 and 3):
+	// MaxSendChars and MaxSendParts bound one send [DefaultMaxSendChars,
+	// DefaultMaxSendParts]:
 	// a message longer than MaxSendChars characters, or one the sender
 	// would split into more than MaxSendParts platform messages, is refused
 	// before anything goes out.
 	MaxSendChars, MaxSendParts int
 	// ReadTokens bounds the messages one read returns by their o200k
-	// tokens (default 2000): the result is shown in the next request,
+	// tokens [DefaultReadTokens]: the result is shown in the next request,
 	// whose budget it shares. At least one message is returned, cut to fit.
 	ReadTokens int
 	Now        func() time.Time
@@ -89,25 +110,25 @@ func NewHandlers(deps HandlerDeps) Handlers {
 		deps.Now = time.Now
 	}
 	if deps.SleepDefault <= 0 {
-		deps.SleepDefault = 30 * time.Second
+		deps.SleepDefault = DefaultSleep
 	}
 	if deps.SleepMax <= 0 {
-		deps.SleepMax = 10 * time.Minute
+		deps.SleepMax = DefaultSleepMax
 	}
 	if deps.ReadLimit <= 0 {
-		deps.ReadLimit = 50
+		deps.ReadLimit = DefaultReadLimit
 	}
 	if deps.MaxSendChars <= 0 {
-		deps.MaxSendChars = 4000
+		deps.MaxSendChars = DefaultMaxSendChars
 	}
 	if deps.MaxSendParts <= 0 {
-		deps.MaxSendParts = 3
+		deps.MaxSendParts = DefaultMaxSendParts
 	}
 	if deps.Logger == nil {
 		deps.Logger = zap.NewNop()
 	}
 	if deps.ReadTokens <= 0 {
-		deps.ReadTokens = 2000
+		deps.ReadTokens = DefaultReadTokens
 	}
 	h := &builtins{deps: deps, tok: tokens.New()}
 	return Handlers{

@@ -125,7 +125,8 @@ func (s SectionInfo) Text(p Prompt) string {
 
 // BuilderOptions configure a Builder.
 type BuilderOptions struct {
-	// HistoryLimit is the history window (default 20).
+	// HistoryLimit is the history window [DefaultHistoryLimit]; the
+	// scheduler asks the builder for it, so it is set here only.
 	HistoryLimit int
 	// TimeZone is the zone of times shown to the model; nil uses the zone
 	// of Input.Now (the server's for time.Now(), the recorded one in a
@@ -141,9 +142,9 @@ type BuilderOptions struct {
 	// may see.
 	Notes NoteSource
 	// MaxTokens bounds the whole request, estimated with the o200k
-	// encoding (default 8000). The history window gives way first, oldest
-	// messages first in blocks; new messages beyond a quarter of it wait
-	// for the next tick.
+	// encoding [DefaultMaxTokens]. The history window gives way first,
+	// oldest messages first in blocks; new messages beyond a quarter of it
+	// wait for the next tick.
 	MaxTokens int
 }
 

@@ -94,7 +94,7 @@ func loopConversation(t *testing.T, promptsDir string, minAvgShare float64) {
 		_, text, _ := strings.Cut(b.Lines[len(b.Lines)-1], ": ")
 		m.replies[text] = b.Reply
 	}
-	sched, err := scheduler.New(scheduler.Config{Debounce: 20 * time.Millisecond, TickInterval: -1, ContinueDelay: -1, BotName: "Juni"}, scheduler.Deps{
+	sched, err := scheduler.New(scheduler.Config{Debounce: 20 * time.Millisecond, NoPeriodic: true, NoContinueDelay: true, BotName: "Juni"}, scheduler.Deps{
 		Store: st, Prompter: planner.NewBuilder(src, reg, planner.BuilderOptions{}), Model: m,
 		Parser: parse.New(reg), Dispatcher: reg, Logger: log,
 	})

@@ -37,7 +37,7 @@ func benchScheduler(b *testing.B, answer string, opts ...func(*scheduler.Config)
 	}
 	m := newModel(func(context.Context, int, planner.Request) (string, error) { return answer, nil })
 	m.called = make(chan int, 1<<20)
-	cfg := scheduler.Config{ContinueDelay: -1, TickInterval: -1, MaxIterations: 1, BotName: "Bot"}
+	cfg := scheduler.Config{NoContinueDelay: true, NoPeriodic: true, MaxIterations: 1, BotName: "Bot"}
 	for _, o := range opts {
 		o(&cfg)
 	}

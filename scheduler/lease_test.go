@@ -61,7 +61,7 @@ func TestLeasesGateTicks(t *testing.T) {
 	}
 	m := newModel(echo)
 	ls := &leases{}
-	sched, err := scheduler.New(scheduler.Config{BotName: "Bot", ContinueDelay: -1, TickInterval: -1}, scheduler.Deps{
+	sched, err := scheduler.New(scheduler.Config{BotName: "Bot", NoContinueDelay: true, NoPeriodic: true}, scheduler.Deps{
 		Store: st, Prompter: planner.NewBuilder(src, reg, planner.BuilderOptions{}), Model: m,
 		Parser: parse.New(reg), Dispatcher: reg, Logger: log, Leases: ls,
 	})

@@ -33,7 +33,7 @@ func TestOperatorLogs(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			core, logs := observer.New(zapcore.InfoLevel)
 			m := newModel(func(context.Context, int, planner.Request) (string, error) { return tt.answer, nil })
-			h := newHarnessLog(t, scheduler.Config{LogContent: tt.logContent, Debounce: -1}, m, zap.New(core))
+			h := newHarnessLog(t, scheduler.Config{LogContent: tt.logContent, NoDebounce: true}, m, zap.New(core))
 			h.say("secret words")
 			h.sched.Wake(context.Background(), "c1", "message")
 
@@ -65,7 +65,7 @@ func TestModelErrorLoggedOnce(t *testing.T) {
 	core, logs := observer.New(zapcore.InfoLevel)
 	refused := fmt.Errorf("model call: %w: model endpoint answered 401 Unauthorized (check LLM_API_KEY)", planner.ErrPermanent)
 	m := newModel(func(context.Context, int, planner.Request) (string, error) { return "", refused })
-	h := newHarnessLog(t, scheduler.Config{Debounce: -1}, m, zap.New(core))
+	h := newHarnessLog(t, scheduler.Config{NoDebounce: true}, m, zap.New(core))
 	for range 3 {
 		h.say("hi")
 		h.sched.Wake(context.Background(), "c1", "message")
@@ -103,7 +103,7 @@ func TestParseFailureLoggedWithKind(t *testing.T) {
 		}
 		return `{"action":"continue"}`, nil
 	})
-	h := newHarnessLog(t, scheduler.Config{Debounce: -1}, m, zap.New(core))
+	h := newHarnessLog(t, scheduler.Config{NoDebounce: true}, m, zap.New(core))
 	h.say("hi")
 	h.sched.Wake(context.Background(), "c1", "message")
 	lines := logged(logs, "answer did not parse; the model is told why")

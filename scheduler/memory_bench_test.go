@@ -101,7 +101,7 @@ func channelMemory(b *testing.B, n int, answer string, block bool) float64 {
 		m.release, m.reached, m.want = make(chan struct{}), make(chan struct{}), int64(n)
 		conc = n
 	}
-	s, err := scheduler.New(scheduler.Config{Debounce: -1, ContinueDelay: -1, TickInterval: -1, Concurrency: conc, BotName: "Bot"}, scheduler.Deps{
+	s, err := scheduler.New(scheduler.Config{NoDebounce: true, NoContinueDelay: true, NoPeriodic: true, Concurrency: conc, BotName: "Bot"}, scheduler.Deps{
 		Store: st, Prompter: planner.NewBuilder(src, reg, planner.BuilderOptions{}), Model: m,
 		Parser: parse.New(reg), Dispatcher: reg, Logger: zap.NewNop(),
 	})

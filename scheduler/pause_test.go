@@ -14,7 +14,7 @@ func TestPausedChannelMakesNoModelCall(t *testing.T) {
 	now := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
 	clock := func() time.Time { return now }
 	m := newModel(func(context.Context, int, planner.Request) (string, error) { return `{"action":"continue"}`, nil })
-	h := newHarness(t, scheduler.Config{Now: clock, Debounce: -1}, m)
+	h := newHarness(t, scheduler.Config{Now: clock, NoDebounce: true}, m)
 	ctx := context.Background()
 	until := now.Add(time.Minute)
 	if err := h.store.SetChannelControl(ctx, state.ChannelControl{ChannelID: "c1", Paused: true, PausedUntil: until}); err != nil {

@@ -128,10 +128,10 @@ func newSeenRig(t *testing.T, cfg scheduler.Config, logger *zap.Logger, answer f
 		t.Fatal(err)
 	}
 	if cfg.ContinueDelay == 0 {
-		cfg.ContinueDelay = -1
+		cfg.NoContinueDelay = true
 	}
 	if cfg.TickInterval == 0 {
-		cfg.TickInterval = -1
+		cfg.NoPeriodic = true
 	}
 	cfg.BotName = "Bot"
 	r.sched, err = scheduler.New(cfg, scheduler.Deps{

@@ -46,6 +46,9 @@ type Store interface {
 // Prompter builds the request of one tick.
 type Prompter interface {
 	Build(ctx context.Context, in planner.Input) (planner.Prompt, error)
+	// HistoryLimit is how many messages of history Build is given: the
+	// history window is set once, in the prompt builder.
+	HistoryLimit() int
 }
 
 // Parser turns a raw answer into one action.
@@ -58,18 +61,48 @@ type Dispatcher interface {
 	Dispatch(ctx context.Context, call actions.Call) actions.Result
 }
 
-// Config holds the loop's knobs; zero values take the defaults noted on
-// each field, which are those of the README's configuration table.
+// Defaults of the loop's settings, used where a Config field is zero. The
+// command line's configuration and the README's configuration table take
+// theirs from here.
+const (
+	// DefaultDebounce is the wait after a new message, so that a burst is
+	// read together.
+	DefaultDebounce = 800 * time.Millisecond
+	// DefaultTickInterval is the period of the tick that looks for unread
+	// messages in every channel.
+	DefaultTickInterval = 60 * time.Second
+	// DefaultMaxIterations bounds the model calls of one wake.
+	DefaultMaxIterations = 5
+	// DefaultContinueDelay is the pause between the calls of one wake and
+	// the wait before a re-arm.
+	DefaultContinueDelay = time.Second
+	// DefaultConcurrency bounds the model calls in flight across channels.
+	DefaultConcurrency = 8
+)
+
+// Config holds the loop's knobs. A zero value means the default noted on
+// the field; the No* fields turn a delay or the periodic tick off (a
+// negative duration is refused rather than read as "none").
 type Config struct {
-	Debounce      time.Duration // 800ms; negative means none
-	TickInterval  time.Duration // 60s; negative turns the periodic tick off
-	MaxIterations int           // 5
-	ContinueDelay time.Duration // 1s; negative means none
-	RetryDelay    time.Duration // after a failed model call; 5s
-	Concurrency   int           // concurrent model calls; 8
+	// Debounce is the wait after a new message [DefaultDebounce];
+	// NoDebounce wakes the channel at once.
+	Debounce   time.Duration
+	NoDebounce bool
+	// TickInterval is the period of the periodic tick
+	// [DefaultTickInterval]; NoPeriodic turns the periodic tick off.
+	TickInterval time.Duration
+	NoPeriodic   bool
+	// MaxIterations bounds the model calls of one wake [DefaultMaxIterations].
+	MaxIterations int
+	// ContinueDelay is the pause between the calls of one wake and before
+	// a re-arm [DefaultContinueDelay]; NoContinueDelay makes it none.
+	ContinueDelay   time.Duration
+	NoContinueDelay bool
+	RetryDelay      time.Duration // after a failed model call; 5s
+	// Concurrency bounds the model calls in flight [DefaultConcurrency].
+	Concurrency int
 	// Interrupt cancels a model call when a new message arrives for its channel.
-	Interrupt    bool
-	HistoryLimit int // 20
+	Interrupt bool
 	// DisplayCap bounds the messages one state message offers as new; the
 	// prompt builder shows as many of them as fit its token budget.
 	DisplayCap int // 20
@@ -122,26 +155,40 @@ func (t Turn) Validate() error {
 	return fmt.Errorf("unknown turn semantics %q: want %q or %q", string(t), TurnSendEnds, TurnContinue)
 }
 
+// validate refuses settings no default can stand for.
+func (c *Config) validate() error {
+	var errs []error
+	for _, d := range []struct {
+		name string
+		v    time.Duration
+	}{{"Debounce", c.Debounce}, {"TickInterval", c.TickInterval}, {"ContinueDelay", c.ContinueDelay}, {"RetryDelay", c.RetryDelay}} {
+		if d.v < 0 {
+			errs = append(errs, fmt.Errorf("scheduler: %s is negative (%v): zero means the default, the No* fields turn it off", d.name, d.v))
+		}
+	}
+	return errors.Join(errs...)
+}
+
 func (c *Config) defaults() {
-	def := func(d *time.Duration, v time.Duration) {
-		if *d == 0 {
+	def := func(d *time.Duration, v time.Duration, none bool) {
+		switch {
+		case none:
+			*d = 0
+		case *d == 0:
 			*d = v
 		}
 	}
-	def(&c.Debounce, 800*time.Millisecond)
-	def(&c.TickInterval, 60*time.Second)
-	def(&c.ContinueDelay, time.Second)
-	def(&c.RetryDelay, 5*time.Second)
-	c.ContinueDelay = max(c.ContinueDelay, 0)
-	c.Debounce = max(c.Debounce, 0)
+	def(&c.Debounce, DefaultDebounce, c.NoDebounce)
+	def(&c.TickInterval, DefaultTickInterval, c.NoPeriodic)
+	def(&c.ContinueDelay, DefaultContinueDelay, c.NoContinueDelay)
+	def(&c.RetryDelay, 5*time.Second, false)
 	defInt := func(d *int, v int) {
 		if *d <= 0 {
 			*d = v
 		}
 	}
-	defInt(&c.MaxIterations, 5)
-	defInt(&c.Concurrency, 8)
-	defInt(&c.HistoryLimit, 20)
+	defInt(&c.MaxIterations, DefaultMaxIterations)
+	defInt(&c.Concurrency, DefaultConcurrency)
 	defInt(&c.DisplayCap, 20)
 	defInt(&c.ActionsShown, 30)
 	defInt(&c.ActionKeep, 20)
@@ -277,8 +324,11 @@ func (lt *lifetime) done() { lt.wg.Done() }
 
 // New returns a scheduler; Start runs its loops.
 func New(cfg Config, deps Deps) (*Scheduler, error) {
-	cfg.defaults()
 	var errs []error
+	if err := cfg.validate(); err != nil {
+		errs = append(errs, err)
+	}
+	cfg.defaults()
 	if deps.Store == nil {
 		errs = append(errs, errors.New("scheduler: no store"))
 	}

@@ -122,10 +122,10 @@ func newHarnessLog(t *testing.T, cfg scheduler.Config, m *model, log *zap.Logger
 		t.Fatal(err)
 	}
 	if cfg.ContinueDelay == 0 {
-		cfg.ContinueDelay = -1
+		cfg.NoContinueDelay = true
 	}
 	if cfg.TickInterval == 0 {
-		cfg.TickInterval = -1
+		cfg.NoPeriodic = true
 	}
 	cfg.BotName = "Bot"
 	h.sched, err = scheduler.New(cfg, scheduler.Deps{

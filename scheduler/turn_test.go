@@ -88,7 +88,7 @@ func newTurnRig(tb testing.TB, turn scheduler.Turn, answer func(r *turnRig, n in
 	})
 	r.model.called = make(chan int, 1<<16)
 	r.sched, err = scheduler.New(scheduler.Config{
-		ContinueDelay: -1, TickInterval: -1, Debounce: -1, BotName: "Bot", Now: r.now, Turn: turn,
+		NoContinueDelay: true, NoPeriodic: true, NoDebounce: true, BotName: "Bot", Now: r.now, Turn: turn,
 	}, scheduler.Deps{
 		Store: st, Prompter: planner.NewBuilder(src, reg, planner.BuilderOptions{}), Model: r.model,
 		Parser: parse.New(reg), Dispatcher: reg, Logger: log,

@@ -629,7 +629,7 @@ func (s *Scheduler) input(ctx context.Context, id string, w *wakeState, now time
 			own = len(all)
 		}
 	}
-	history, total, err := st.History(ctx, id, s.cfg.HistoryLimit)
+	history, total, err := st.History(ctx, id, s.deps.Prompter.HistoryLimit())
 	if err != nil {
 		return planner.Input{}, fmt.Errorf("read history: %w", err)
 	}

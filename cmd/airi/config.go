@@ -14,8 +14,13 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/airi-go/airi/actions"
+	"github.com/airi-go/airi/adapters/telegram"
+	"github.com/airi-go/airi/planner"
+	"github.com/airi-go/airi/planner/openai"
 	"github.com/airi-go/airi/scheduler"
 	"github.com/airi-go/airi/scheduler/attention"
+	"github.com/airi-go/airi/state/postgres"
 )
 
 // config is every setting in the README's configuration table. Defaults,
@@ -40,7 +45,8 @@ type config struct {
 	DatabaseURL string
 	LeaseTTL    time.Duration
 
-	History       int
+	History int
+	// Debounce and ContinueDelay are off when zero (AIRI_DEBOUNCE=0s).
 	Debounce      time.Duration
 	TickInterval  time.Duration
 	MaxIterations int
@@ -342,15 +348,40 @@ func lookup(getenv func(string) string, name string) (string, bool) {
 	return v, v != ""
 }
 
-func parseConfig(v map[string]string) (config, error) {
-	c := config{
-		LLMTimeout: 60 * time.Second, LLMMaxTokens: 1024, LLMJSONMode: "off", SendUser: true,
-		DBPath: "./data/airi.db", History: 20, Debounce: 800 * time.Millisecond, TickInterval: 60 * time.Second,
-		MaxIterations: 5, ContinueDelay: time.Second, SleepMax: 10 * time.Minute, Concurrency: 8,
-		Interrupt: "cancel", PromptMaxTokens: 8000, MaxSendChars: 4000, MaxSendParts: 3, TelegramAPIBaseURL: "https://api.telegram.org", AdminAddr: "127.0.0.1:7070",
-		LogLevel: "info", LeaseTTL: 15 * time.Second, WebhookAddr: ":8443", Attention: attention.Policy{Default: attention.Defaults()}, BudgetTZ: time.UTC,
-		TickRetention: 30 * 24 * time.Hour, GiveUp: 2 * time.Minute,
+// Defaults of the settings the binary owns; every other default comes
+// from the package that owns the setting (see defaultConfig).
+const (
+	defaultDBPath    = "./data/airi.db"
+	defaultAdminAddr = "127.0.0.1:7070"
+	defaultInterrupt = "cancel"
+	defaultLogLevel  = "info"
+	// defaultWebhookAddr is where Telegram webhook mode listens.
+	defaultWebhookAddr = ":8443"
+	// defaultTickRetention is how long the running bot keeps tick records.
+	defaultTickRetention = 30 * 24 * time.Hour
+	// defaultGiveUp is how long airi chat waits for a model that fails
+	// every call before it gives up.
+	defaultGiveUp = 2 * time.Minute
+)
+
+// defaultConfig is the configuration before the file and the environment.
+// The README's configuration table is checked against it.
+func defaultConfig() config {
+	return config{
+		LLMTimeout: openai.DefaultTimeout, LLMMaxTokens: openai.DefaultMaxTokens, LLMJSONMode: openai.JSONModeOff,
+		SendUser: true, DBPath: defaultDBPath, LeaseTTL: postgres.DefaultLeaseTTL,
+		History: planner.DefaultHistoryLimit, Debounce: scheduler.DefaultDebounce, TickInterval: scheduler.DefaultTickInterval,
+		MaxIterations: scheduler.DefaultMaxIterations, ContinueDelay: scheduler.DefaultContinueDelay,
+		SleepMax: actions.DefaultSleepMax, Concurrency: scheduler.DefaultConcurrency, Interrupt: defaultInterrupt,
+		PromptMaxTokens: planner.DefaultMaxTokens, MaxSendChars: actions.DefaultMaxSendChars, MaxSendParts: actions.DefaultMaxSendParts,
+		TelegramAPIBaseURL: telegram.DefaultAPIBaseURL, AdminAddr: defaultAdminAddr, LogLevel: defaultLogLevel,
+		WebhookAddr: defaultWebhookAddr, Attention: attention.Policy{Default: attention.Defaults()}, BudgetTZ: time.UTC,
+		TickRetention: defaultTickRetention, GiveUp: defaultGiveUp,
 	}
+}
+
+func parseConfig(v map[string]string) (config, error) {
+	c := defaultConfig()
 	var errs []error
 	bad := func(name, val, want string) {
 		errs = append(errs, fmt.Errorf("%s=%q: %s", name, val, want))
@@ -400,7 +431,7 @@ func parseConfig(v map[string]string) (config, error) {
 	str("LLM_API_KEY", &c.LLMKey)
 	str("LLM_MODEL", &c.LLMModel)
 	dur("LLM_TIMEOUT", &c.LLMTimeout, false)
-	if x, ok := v["LLM_TEMPERATURE"]; ok {
+	if x, ok := v["LLM_TEMPERATURE"]; ok && strings.TrimSpace(x) != "" {
 		f, err := strconv.ParseFloat(strings.TrimSpace(x), 32)
 		if err != nil || f < 0 || f > 2 {
 			bad("LLM_TEMPERATURE", x, "want a number from 0 to 2")
@@ -412,7 +443,7 @@ func parseConfig(v map[string]string) (config, error) {
 	num("LLM_MAX_TOKENS", &c.LLMMaxTokens, 1)
 	str("LLM_JSON_MODE", &c.LLMJSONMode)
 	switch c.LLMJSONMode {
-	case "off", "object", "schema":
+	case openai.JSONModeOff, openai.JSONModeObject, openai.JSONModeSchema:
 	default:
 		bad("LLM_JSON_MODE", c.LLMJSONMode, "want off, object or schema")
 	}

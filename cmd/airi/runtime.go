@@ -262,21 +262,22 @@ func openRuntime(ctx context.Context, cfg config, log *zap.Logger, opt runtimeOp
 		count = tokens.New().Count
 	}
 	rt.sched, err = scheduler.New(scheduler.Config{
-		Debounce:      orNone(cfg.Debounce),
-		TickInterval:  cfg.TickInterval,
-		MaxIterations: cfg.MaxIterations,
-		ContinueDelay: orNone(cfg.ContinueDelay),
-		Concurrency:   cfg.Concurrency,
-		Interrupt:     cfg.Interrupt == "cancel",
-		HistoryLimit:  cfg.History,
-		BotName:       rt.botName,
-		Language:      cfg.Language,
-		SendUser:      cfg.SendUser,
-		Allowed:       allowed,
-		Now:           opt.Now,
-		Turn:          cfg.Turn,
-		Attention:     policy,
-		LogContent:    cfg.LogContent,
+		Debounce:        cfg.Debounce,
+		NoDebounce:      cfg.Debounce == 0,
+		TickInterval:    cfg.TickInterval,
+		MaxIterations:   cfg.MaxIterations,
+		ContinueDelay:   cfg.ContinueDelay,
+		NoContinueDelay: cfg.ContinueDelay == 0,
+		Concurrency:     cfg.Concurrency,
+		Interrupt:       cfg.Interrupt == "cancel",
+		BotName:         rt.botName,
+		Language:        cfg.Language,
+		SendUser:        cfg.SendUser,
+		Allowed:         allowed,
+		Now:             opt.Now,
+		Turn:            cfg.Turn,
+		Attention:       policy,
+		LogContent:      cfg.LogContent,
 	}, scheduler.Deps{
 		Store:      rt.store,
 		Prompter:   rt.builder,
@@ -315,14 +316,6 @@ func attentionPolicy(p attention.Policy, botName string) *attention.Policy {
 		out.Channels[id] = s
 	}
 	return out
-}
-
-// orNone maps a configured zero delay to the scheduler's "none".
-func orNone(d time.Duration) time.Duration {
-	if d == 0 {
-		return -1
-	}
-	return d
 }
 
 // inbox returns the scheduler as the named adapter's inbox.

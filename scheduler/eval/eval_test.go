@@ -73,7 +73,7 @@ func opener(t *testing.T, model planner.Model) eval.Opener {
 			return nil, err
 		}
 		sched, err := scheduler.New(scheduler.Config{
-			Debounce: time.Second, ContinueDelay: -1, BotName: "Juni", Now: w.Now,
+			Debounce: time.Second, NoContinueDelay: true, BotName: "Juni", Now: w.Now,
 		}, scheduler.Deps{
 			Store: store, Prompter: planner.NewBuilder(src, reg, planner.BuilderOptions{}),
 			Model: model, Parser: parse.New(reg), Dispatcher: reg, OnTick: w.OnTick, Logger: log,

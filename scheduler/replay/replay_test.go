@@ -77,8 +77,8 @@ func opener(t testing.TB, promptsDir string) replay.Opener {
 			return nil, err
 		}
 		sched, err := scheduler.New(scheduler.Config{
-			MaxIterations: st.MaxIterations, ContinueDelay: -1, Interrupt: st.Interrupt,
-			HistoryLimit: st.History, BotName: bot, Language: st.Language, SendUser: st.SendUser, Now: w.Now,
+			MaxIterations: st.MaxIterations, NoContinueDelay: true, Interrupt: st.Interrupt,
+			BotName: bot, Language: st.Language, SendUser: st.SendUser, Now: w.Now,
 			Turn: w.Header.TurnSemantics(),
 		}, scheduler.Deps{
 			Store: store, Prompter: planner.NewBuilder(src, reg, planner.BuilderOptions{HistoryLimit: st.History, Notes: store}),

@@ -17,13 +17,17 @@ import (
 	"go.uber.org/zap"
 )
 
+// DefaultLeaseTTL is how long a replica keeps its leases and roles after
+// its last heartbeat when ReplicaOptions.TTL is zero.
+const DefaultLeaseTTL = 15 * time.Second
+
 // ReplicaOptions configure a replica.
 type ReplicaOptions struct {
 	// ID names the replica; the default is the host name, the process id
 	// and a random suffix. Two live processes must never share one.
 	ID string
 	// TTL is how long a replica stays alive, and keeps its leases and
-	// roles, after its last heartbeat (default 15s). A replica that cannot
+	// roles, after its last heartbeat [DefaultLeaseTTL]. A replica that cannot
 	// reach the database stops driving its channels before the TTL ends.
 	TTL time.Duration
 	// Interval is the heartbeat period, which also bounds how soon a free
@@ -76,7 +80,7 @@ type role struct {
 // channel.
 func (s *Store) NewReplica(opts ReplicaOptions) (*Replica, error) {
 	if opts.TTL <= 0 {
-		opts.TTL = 15 * time.Second
+		opts.TTL = DefaultLeaseTTL
 	}
 	if opts.Interval <= 0 {
 		opts.Interval = min(opts.TTL/5, time.Second)
