@@ -67,10 +67,22 @@ func startGroupBot(t *testing.T, tg *telegramtest.Server, model http.Handler, db
 		t.Fatal(err)
 	}
 	b := &groupBot{wakes: map[string]int{}, skipped: map[string]int{}, m: newMetrics(func() float64 { return 0 })}
-	r := &router{}
 	ctx, cancel := context.WithCancel(context.Background())
 	b.cancel = cancel
-	b.rt, err = openRuntime(ctx, cfg, log, runtimeOptions{Model: mdl, Router: r,
+	store, lock, err := openStore(ctx, cfg, log, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ad, err := telegram.New(telegram.Config{Token: tg.Token(), APIBaseURL: "http://telegram.test",
+		HTTPClient: &http.Client{Transport: handlerTransport{tg}}}, store, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := loadPersona(cfg, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.rt, err = openRuntime(cfg, log, runtimeOptions{Model: mdl, Store: store, Lock: lock, Persona: p, Router: newRouter(adapter{sender: ad}),
 		OnWake: func(_, reason string) { b.count(b.wakes, reason); b.m.wakes.WithLabelValues(reason).Inc() },
 		OnSkip: func(_, reason string) { b.count(b.skipped, reason); b.m.skipped.WithLabelValues(reason).Inc() },
 	})
@@ -78,12 +90,6 @@ func startGroupBot(t *testing.T, tg *telegramtest.Server, model http.Handler, db
 		t.Fatal(err)
 	}
 	b.rt.registerBudget(b.m, time.Now)
-	ad, err := telegram.New(telegram.Config{Token: tg.Token(), APIBaseURL: "http://telegram.test",
-		HTTPClient: &http.Client{Transport: handlerTransport{tg}}}, b.rt.store, log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r.adapters = []sender{ad}
 	if err := b.rt.sched.Start(ctx); err != nil {
 		t.Fatal(err)
 	}

@@ -4,10 +4,10 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"sync"
 	"time"
 
 	"go.uber.org/zap"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/airi-go/airi/actions"
 	"github.com/airi-go/airi/adapters/console"
@@ -93,10 +93,27 @@ func (a *app) cmdChat(ctx context.Context, args []string) int {
 		// terminal drives its own channel only.
 		cfg.AllowChannels = []string{*channel}
 	}
+	store, lock, err := openStore(ctx, cfg, log, true)
+	if err != nil {
+		fmt.Fprintln(a.stderr, "airi chat:", err)
+		return openFailureCode(err)
+	}
+	p, err := loadPersona(cfg, log)
+	if err != nil {
+		_ = store.Close()
+		lock.release()
+		fmt.Fprintln(a.stderr, "airi chat:", err)
+		return exitFailure
+	}
+	con := console.New(console.Config{ChannelID: *channel, User: *user, BotName: p.botName}, a.stdin, a.stdout, log)
+	var out sender = con
+	interactive := readerIsTerminal(a.stdin)
+	if interactive && isTerminal(a.stderr) {
+		out = &typingConsole{Adapter: con, w: a.stderr, bot: p.botName}
+	}
 	fatal := make(chan error, 1)
-	r := &router{}
-	rt, err := openRuntime(ctx, cfg, log, runtimeOptions{
-		Model: model, Router: r, ServedOnly: true,
+	rt, err := openRuntime(cfg, log, runtimeOptions{
+		Model: model, Store: store, Lock: lock, Persona: p, Router: newRouter(adapter{sender: out}), ServedOnly: true,
 		OnFatal: func(err error) {
 			select {
 			case fatal <- err:
@@ -109,26 +126,21 @@ func (a *app) cmdChat(ctx context.Context, args []string) int {
 		return openFailureCode(err)
 	}
 	defer rt.close()
-	con := console.New(console.Config{ChannelID: *channel, User: *user, BotName: rt.botName}, a.stdin, a.stdout, log)
-	r.adapters = []sender{con}
-	interactive := readerIsTerminal(a.stdin)
 	if interactive && isTerminal(a.stderr) {
 		fmt.Fprintln(a.stderr, chatBanner(cfg, rt.botName))
-		r.adapters = []sender{&typingConsole{Adapter: con, w: a.stderr, bot: rt.botName}}
 	}
 
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	var wg sync.WaitGroup
-	defer wg.Wait()
+	g, gctx := errgroup.WithContext(runCtx)
+	defer func() { _ = g.Wait() }()
 	defer cancel()
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		if err := rt.prompts.Watch(runCtx); err != nil && runCtx.Err() == nil {
+	g.Go(func() error {
+		if err := rt.prompts.Watch(gctx); err != nil && gctx.Err() == nil {
 			log.Warn("prompt hot reload stopped", zap.Error(err))
 		}
-	}()
+		return nil
+	})
 	if err := rt.sched.Start(runCtx); err != nil {
 		fmt.Fprintln(a.stderr, "airi chat:", err)
 		return exitFailure

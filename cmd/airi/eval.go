@@ -22,7 +22,6 @@ import (
 	"github.com/airi-go/airi/scheduler/eval"
 	"github.com/airi-go/airi/scheduler/replay"
 	"github.com/airi-go/airi/state"
-	"github.com/airi-go/airi/state/sqlite"
 )
 
 // listFlag collects a flag given several times.
@@ -339,20 +338,10 @@ func sessionConfig(cfg config, h *replay.Header) config {
 // and its adapter.
 func evalOpener(cfg config, model planner.Model, log *zap.Logger) eval.Opener {
 	return func(ctx context.Context, w eval.Wiring) (eval.Runtime, error) {
-		dir, err := os.MkdirTemp("", "airi-eval-*")
-		if err != nil {
-			return nil, fmt.Errorf("make temporary store: %w", err)
-		}
-		store, err := sqlite.Open(ctx, filepath.Join(dir, "eval.db"), log)
-		if err != nil {
-			_ = os.RemoveAll(dir)
-			return nil, err
-		}
-		rt, err := openRuntime(ctx, sessionConfig(cfg, w.Header), log, runtimeOptions{
-			Model: model, Router: &router{adapters: []sender{w.Sender}}, Now: w.Now, OnTick: w.OnTick, Store: store,
+		rt, dir, err := openScratchRuntime(ctx, sessionConfig(cfg, w.Header), log, "airi-eval-*", runtimeOptions{
+			Model: model, Router: newRouter(adapter{sender: w.Sender}), Now: w.Now, OnTick: w.OnTick,
 		})
 		if err != nil {
-			_ = os.RemoveAll(dir)
 			return nil, err
 		}
 		return &evalRuntime{rt: rt, dir: dir}, nil

@@ -157,7 +157,7 @@ func adminCall(ctx context.Context, method, addr, token, path string, body io.Re
 }
 
 // adapterCheck reports whether an adapter reaches its platform.
-func adapterCheck(ad runnable) readyCheck {
+func adapterCheck(ad adapter) readyCheck {
 	if h, ok := ad.sender.(healthChecker); ok {
 		return checkErr(ad.Name(), h.Health(), "connected")
 	}

@@ -107,15 +107,17 @@ func openMemBot(t *testing.T, db string, clock *recClock, model *memModel, ids *
 	if err != nil {
 		t.Fatal(err)
 	}
-	rtr := &router{}
-	rt, err := openRuntime(ctx, cfg, log, runtimeOptions{
-		Model: model, Router: rtr, Now: clock.Now, Store: store,
-		OnTick: func(state.Tick) { clock.add(time.Second) },
+	p, err := loadPersona(cfg, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt, err := openRuntime(cfg, log, runtimeOptions{
+		Model: model, Store: store, Persona: p, Router: newRouter(adapter{sender: &idAdapter{name: "telegram", next: 100000 + *ids*10}}),
+		Now: clock.Now, OnTick: func(state.Tick) { clock.add(time.Second) },
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	rtr.adapters = []sender{&idAdapter{name: "telegram", next: 100000 + *ids*10}}
 	b := &memBot{t: t, ctx: ctx, db: db, clock: clock, model: model, rt: rt, store: store, ids: ids}
 	t.Cleanup(b.close)
 	return b

@@ -208,9 +208,16 @@ func (sc sessionScript) record(t testing.TB, dbPath string) *recording {
 		t.Fatal(err)
 	}
 	r.store = store
-	rtr := &router{}
-	rt, err := openRuntime(ctx, cfg, log, runtimeOptions{
-		Model: r.model, Router: rtr, Now: clock.Now, Store: store,
+	p, err := loadPersona(cfg, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ad sender = &idAdapter{name: sc.channel.Platform, next: sc.firstID + 400, fail: sc.sendErrors}
+	if sc.channel.Platform == console.Name {
+		ad = console.New(console.Config{ChannelID: sc.channel.ID, BotName: p.botName, Now: clock.Now}, strings.NewReader(""), &bytes.Buffer{}, log)
+	}
+	rt, err := openRuntime(cfg, log, runtimeOptions{
+		Model: r.model, Store: store, Persona: p, Router: newRouter(adapter{sender: ad}), Now: clock.Now,
 		// The continue delay, on the recorder's clock.
 		OnTick: func(state.Tick) { clock.add(time.Second) },
 	})
@@ -218,11 +225,6 @@ func (sc sessionScript) record(t testing.TB, dbPath string) *recording {
 		t.Fatal(err)
 	}
 	r.rt = rt
-	if sc.channel.Platform == console.Name {
-		rtr.adapters = []sender{console.New(console.Config{ChannelID: sc.channel.ID, BotName: rt.botName, Now: clock.Now}, strings.NewReader(""), &bytes.Buffer{}, log)}
-	} else {
-		rtr.adapters = []sender{&idAdapter{name: sc.channel.Platform, next: sc.firstID + 400, fail: sc.sendErrors}}
-	}
 	sc.play(r)
 	if r.model.i != len(sc.steps) {
 		t.Errorf("%s: the script has %d answers, %d were used", sc.file, len(sc.steps), r.model.i)

@@ -289,25 +289,43 @@ func runtimeLogger(cfg config, log *zap.Logger) *zap.Logger {
 // store in a temporary directory, with the replay's model, clock and adapter.
 func replayOpener(cfg config, log *zap.Logger) replay.Opener {
 	return func(ctx context.Context, w replay.Wiring) (replay.Runtime, error) {
-		dir, err := os.MkdirTemp("", "airi-replay-*")
-		if err != nil {
-			return nil, fmt.Errorf("make temporary store: %w", err)
-		}
-		store, err := sqlite.Open(ctx, filepath.Join(dir, "replay.db"), log)
-		if err != nil {
-			_ = os.RemoveAll(dir)
-			return nil, err
-		}
-		rt, err := openRuntime(ctx, replayConfig(cfg, w.Header), log, runtimeOptions{
-			Model: w.Model, Router: &router{adapters: []sender{w.Sender}}, Now: w.Now, OnTick: w.OnTick, Store: store,
+		rt, dir, err := openScratchRuntime(ctx, replayConfig(cfg, w.Header), log, "airi-replay-*", runtimeOptions{
+			Model: w.Model, Router: newRouter(adapter{sender: w.Sender}), Now: w.Now, OnTick: w.OnTick,
 		})
 		if err != nil {
-			_ = store.Close()
-			_ = os.RemoveAll(dir)
 			return nil, err
 		}
 		return &replayRuntime{rt: rt, dir: dir}, nil
 	}
+}
+
+// openScratchRuntime opens the real runtime on a fresh SQLite store in a
+// temporary directory (for replay and eval), with the persona cfg names;
+// the caller removes the directory after closing the runtime.
+func openScratchRuntime(ctx context.Context, cfg config, log *zap.Logger, pattern string, opt runtimeOptions) (*bot, string, error) {
+	dir, err := os.MkdirTemp("", pattern)
+	if err != nil {
+		return nil, "", fmt.Errorf("make temporary store: %w", err)
+	}
+	store, err := sqlite.Open(ctx, filepath.Join(dir, "airi.db"), log)
+	if err != nil {
+		_ = os.RemoveAll(dir)
+		return nil, "", err
+	}
+	opt.Store = store
+	opt.Persona, err = loadPersona(cfg, log)
+	if err != nil {
+		_ = store.Close()
+		_ = os.RemoveAll(dir)
+		return nil, "", err
+	}
+	rt, err := openRuntime(cfg, log, opt)
+	if err != nil {
+		// The runtime closed the store.
+		_ = os.RemoveAll(dir)
+		return nil, "", err
+	}
+	return rt, dir, nil
 }
 
 // replayRuntime is the wired runtime seen by the replay engine.

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"context"
-
 	"go.uber.org/zap"
 
 	"github.com/airi-go/airi/scheduler"
@@ -12,27 +10,14 @@ import (
 
 // newReplica prepares this process as one replica of the bot when the
 // store is PostgreSQL; on SQLite it returns nil (one process, every
-// channel its own). rt is read when leases are gained, after the runtime
-// is wired.
-func newReplica(cfg config, store state.Store, rt func() *bot, log *zap.Logger) (*postgres.Replica, error) {
+// channel its own). It does nothing until started with the scheduler it
+// tells of the channels it gains.
+func newReplica(cfg config, store state.Store, log *zap.Logger) (*postgres.Replica, error) {
 	pg, ok := store.(*postgres.Store)
 	if !ok {
 		return nil, nil
 	}
-	return pg.NewReplica(postgres.ReplicaOptions{
-		TTL:    cfg.LeaseTTL,
-		Logger: log,
-		OnGain: func(id string) {
-			if b := rt(); b != nil {
-				b.sched.Resume(context.Background(), id)
-			}
-		},
-		OnMessage: func(id string) {
-			if b := rt(); b != nil {
-				b.sched.MessageStored(id)
-			}
-		},
-	})
+	return pg.NewReplica(postgres.ReplicaOptions{TTL: cfg.LeaseTTL, Logger: log})
 }
 
 // leases is the replica as the scheduler sees it (nil on SQLite).

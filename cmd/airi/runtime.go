@@ -1,10 +1,8 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"go.uber.org/zap"
@@ -19,127 +17,6 @@ import (
 	"github.com/airi-go/airi/scheduler/budget"
 	"github.com/airi-go/airi/state"
 )
-
-// sender is what the runtime needs of an adapter to send through it.
-type sender interface {
-	Name() string
-	Send(ctx context.Context, out state.Outgoing) (string, error)
-}
-
-// typer is the optional typing indicator of an adapter.
-type typer interface {
-	Typing(ctx context.Context, channelID string) error
-}
-
-// router sends each message through the adapter of its channel. With
-// several adapters, every channel id the model sees is "platform:id": the
-// adapter's name, or for an adapter that qualifies its own ids (Satori,
-// with the platform of each login) whatever it reports.
-type router struct {
-	adapters []sender
-	// selfQualified names the adapters whose ids already carry a platform.
-	selfQualified map[string]bool
-}
-
-func (r *router) multi() bool { return len(r.adapters) > 1 }
-
-// qualify returns the id the model sees for an adapter's own channel id.
-func (r *router) qualify(adapter, id string) string {
-	if r.multi() && !r.selfQualified[adapter] {
-		return adapter + ":" + id
-	}
-	return id
-}
-
-// resolve finds the adapter of a channel and its id there.
-func (r *router) resolve(id string) (sender, string, error) {
-	if len(r.adapters) == 0 {
-		return nil, "", errors.New("no adapter is running")
-	}
-	if !r.multi() {
-		return r.adapters[0], id, nil
-	}
-	name, rest, ok := strings.Cut(id, ":")
-	if ok {
-		for _, a := range r.adapters {
-			if a.Name() == name && !r.selfQualified[name] {
-				return a, rest, nil
-			}
-		}
-		for _, a := range r.adapters {
-			if r.selfQualified[a.Name()] {
-				return a, id, nil
-			}
-		}
-	}
-	return nil, "", fmt.Errorf("channel %q names no running adapter", id)
-}
-
-// Send implements actions.Sender.
-func (r *router) Send(ctx context.Context, out state.Outgoing) (string, error) {
-	a, id, err := r.resolve(out.ChannelID)
-	if err != nil {
-		return "", err
-	}
-	out.ChannelID = id
-	return a.Send(ctx, out)
-}
-
-// Parts implements actions.PartCounter: how many messages the channel's
-// adapter would send the message as (one where the adapter does not say).
-func (r *router) Parts(out state.Outgoing) int {
-	a, id, err := r.resolve(out.ChannelID)
-	if err != nil {
-		// Send fails the same way and says why.
-		return 1
-	}
-	pc, ok := a.(actions.PartCounter)
-	if !ok {
-		return 1
-	}
-	out.ChannelID = id
-	return pc.Parts(out)
-}
-
-// typing shows a typing indicator where the adapter has one.
-func (r *router) typing(log *zap.Logger) func(ctx context.Context, id string) {
-	return func(ctx context.Context, id string) {
-		a, native, err := r.resolve(id)
-		if err != nil {
-			return
-		}
-		if t, ok := a.(typer); ok {
-			if err := t.Typing(ctx, native); err != nil && ctx.Err() == nil {
-				log.Debug("typing indicator", zap.String("channel", id), zap.Error(err))
-			}
-		}
-	}
-}
-
-// inbox is the scheduler seen by one adapter: it qualifies channel ids.
-type inbox struct {
-	adapter string
-	r       *router
-	sched   *scheduler.Scheduler
-	// cmds answers the admins' "/airi ..." commands; nil without admins.
-	cmds *chatCommands
-}
-
-// Deliver stores the message and wakes its channel.
-func (i *inbox) Deliver(ctx context.Context, ch state.Channel, msg state.Message) error {
-	if ch.NativeID == "" {
-		ch.NativeID = ch.ID
-	}
-	ch.ID = i.r.qualify(i.adapter, ch.ID)
-	if ch.Platform == "" {
-		ch.Platform = i.adapter
-	}
-	msg.ChannelID = ch.ID
-	if i.cmds.handle(ctx, ch, msg) {
-		return nil
-	}
-	return i.sched.Deliver(ctx, ch, msg)
-}
 
 // bot is the wired core: store, prompts, planner, actions, scheduler.
 type bot struct {
@@ -158,21 +35,22 @@ type bot struct {
 	cmds *chatCommands
 }
 
-// runtimeOptions are the parts that differ between chat, run, demo and replay.
+// runtimeOptions are the parts that differ between chat, run, demo and
+// replay. Each is complete when handed in: the store open, the router
+// holding every adapter of the process.
 type runtimeOptions struct {
-	Model   planner.Model
+	Model planner.Model
+	// Store is owned by the runtime from here on: closed (and Lock, the
+	// database lock that comes with it, released) when the runtime
+	// closes, or at once if the runtime fails to open.
+	Store state.Store
+	Lock  *dbLock
+	// Persona is the loaded prompts and the bot's name (see loadPersona).
+	Persona persona
 	Router  *router
 	Now     func() time.Time
 	OnTick  func(state.Tick)
 	OnFatal func(error)
-	// Store, when set, is used instead of opening the configured database;
-	// Lock, when set, is the database lock that comes with it, released
-	// when the runtime closes.
-	Store state.Store
-	Lock  *dbLock
-	// NoMigrate leaves a PostgreSQL schema as it is (`airi run
-	// --no-migrate`, after `airi migrate`); SQLite always migrates.
-	NoMigrate bool
 	// Leases, when set, limits the scheduler to the channels this replica holds.
 	Leases scheduler.Leases
 	// ServedOnly limits the bot to channels of the router's adapters:
@@ -182,34 +60,46 @@ type runtimeOptions struct {
 	OnWake, OnSkip func(channelID, reason string)
 }
 
-func openRuntime(ctx context.Context, cfg config, log *zap.Logger, opt runtimeOptions) (_ *bot, err error) {
-	// A store handed in is owned from here on: closed (and its lock
-	// released) with the runtime, or at once if the runtime fails to open.
-	rt := &bot{router: opt.Router, store: opt.Store, lock: opt.Lock}
+// persona is the loaded prompt templates and the name the bot goes by.
+type persona struct {
+	prompts *prompts.Source
+	botName string
+}
+
+// loadPersona loads the prompts; the bot's name is AIRI_BOT_NAME, else the
+// persona template's, else "airi".
+func loadPersona(cfg config, log *zap.Logger) (persona, error) {
+	src, err := prompts.Load(cfg.PromptsDir, log)
+	if err != nil {
+		return persona{}, fmt.Errorf("load prompts: %w", err)
+	}
+	p := persona{prompts: src, botName: cfg.BotName}
+	if p.botName == "" {
+		p.botName = src.Current().BotName()
+	}
+	if p.botName == "" {
+		p.botName = "airi"
+	}
+	return p, nil
+}
+
+func openRuntime(cfg config, log *zap.Logger, opt runtimeOptions) (_ *bot, err error) {
+	rt := &bot{router: opt.Router, store: opt.Store, lock: opt.Lock, prompts: opt.Persona.prompts, botName: opt.Persona.botName}
 	defer func() {
 		if err != nil {
 			rt.close()
 		}
 	}()
+	switch {
+	case rt.store == nil:
+		return nil, errors.New("open runtime: no store")
+	case rt.router == nil:
+		return nil, errors.New("open runtime: no router")
+	case rt.prompts == nil:
+		return nil, errors.New("open runtime: no prompts")
+	}
 	if opt.Now == nil {
 		opt.Now = time.Now
-	}
-	rt.prompts, err = prompts.Load(cfg.PromptsDir, log)
-	if err != nil {
-		return nil, fmt.Errorf("load prompts: %w", err)
-	}
-	rt.botName = cfg.BotName
-	if rt.botName == "" {
-		rt.botName = rt.prompts.Current().BotName()
-	}
-	if rt.botName == "" {
-		rt.botName = "airi"
-	}
-	if rt.store == nil {
-		rt.store, rt.lock, err = openStore(ctx, cfg, log, !opt.NoMigrate)
-		if err != nil {
-			return nil, err
-		}
 	}
 	var allowed func(string) bool
 	if len(cfg.AllowChannels) > 0 {
@@ -243,6 +133,7 @@ func openRuntime(ctx context.Context, cfg config, log *zap.Logger, opt runtimeOp
 	if ops != nil {
 		controls = ops
 	}
+	// The history window is the builder's; the scheduler asks it.
 	rt.builder = planner.NewBuilder(rt.prompts, rt.reg, planner.BuilderOptions{HistoryLimit: cfg.History, MaxTokens: cfg.PromptMaxTokens, Notes: rt.store})
 	policy := attentionPolicy(cfg.Attention, rt.botName)
 	var (

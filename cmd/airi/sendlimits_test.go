@@ -75,17 +75,23 @@ func newTelegramBot(t *testing.T, env map[string]string, answers ...string) *tel
 	}
 	cfg.DBPath = t.TempDir() + "/airi.db"
 	model := &answeringModel{answers: answers}
-	rtr := &router{}
-	rt, err := openRuntime(ctx, cfg, log, runtimeOptions{Model: model, Router: rtr})
+	store, lock, err := openStore(ctx, cfg, log, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := telegram.New(telegram.Config{Token: tg.Token(), APIBaseURL: tg.URL(), HTTPTimeout: 5 * time.Second}, store, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := loadPersona(cfg, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt, err := openRuntime(cfg, log, runtimeOptions{Model: model, Store: store, Lock: lock, Persona: p, Router: newRouter(adapter{sender: a})})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(rt.close)
-	a, err := telegram.New(telegram.Config{Token: tg.Token(), APIBaseURL: tg.URL(), HTTPTimeout: 5 * time.Second}, rt.store, log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rtr.adapters = []sender{a}
 
 	group := telegramtest.Chat{ID: -1001234567890, Type: telegramtest.Supergroup, Title: "Harbour"}
 	ann := telegramtest.User{ID: 501, FirstName: "Ann"}

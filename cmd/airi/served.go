@@ -50,10 +50,5 @@ func (s *servedChannels) allows(id string) bool {
 		s.platform[id] = p
 		s.mu.Unlock()
 	}
-	for _, a := range s.router.adapters {
-		if a.Name() == p {
-			return true
-		}
-	}
-	return false
+	return s.router.serves(p)
 }

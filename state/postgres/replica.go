@@ -33,15 +33,20 @@ type ReplicaOptions struct {
 	// Interval is the heartbeat period, which also bounds how soon a free
 	// channel or role is taken (default TTL/5, at most one second).
 	Interval time.Duration
-	// OnGain is told of every channel whose lease the replica gains: its
-	// loop should resume (unread messages, sends of unknown outcome).
-	OnGain func(channelID string)
-	// OnMessage is told when a message from someone else was stored, by
-	// any replica, for a channel this replica holds.
-	OnMessage func(channelID string)
-	Logger    *zap.Logger
+	Logger   *zap.Logger
 	// Now is the local clock (default time.Now).
 	Now func() time.Time
+}
+
+// Follower is told what a replica learns about its channels; the
+// scheduler implements it. It is handed to Start, once it is complete.
+type Follower interface {
+	// Resume is called for every channel whose lease the replica gains:
+	// its loop should resume (unread messages, sends of unknown outcome).
+	Resume(ctx context.Context, channelID string)
+	// MessageStored is called when a message from someone else was
+	// stored, by any replica, for a channel this replica holds.
+	MessageStored(channelID string)
 }
 
 // Replica is one process among several serving one bot on one database.
@@ -65,8 +70,9 @@ type Replica struct {
 	live     []string         // live replica ids as of the last step
 	roles    map[string]*role
 
-	cancel context.CancelFunc
-	wg     sync.WaitGroup
+	follower Follower
+	cancel   context.CancelFunc
+	wg       sync.WaitGroup
 }
 
 // role is one intake role this replica competes for.
@@ -108,9 +114,14 @@ func (s *Store) NewReplica(opts ReplicaOptions) (*Replica, error) {
 
 // Start registers the replica, takes its first share of the channels and
 // starts the heartbeat and the listener, which run until Close. Sends
-// through the store are fenced from then on. OnGain is told of the first
-// share from the heartbeat's goroutine, after Start returns.
-func (r *Replica) Start(ctx context.Context) error {
+// through the store are fenced from then on. f is told of the first share
+// from the heartbeat's goroutine, after Start returns, and of every
+// channel gained or message stored by another replica until Close.
+func (r *Replica) Start(ctx context.Context, f Follower) error {
+	if f == nil {
+		return errors.New("start replica: no follower")
+	}
+	r.follower = f
 	s := r.s
 	s.mu.Lock()
 	if s.replica != nil {
@@ -268,7 +279,7 @@ func owner(live []string, channelID string) string {
 
 func (r *Replica) heartbeat(ctx context.Context, gained []string) {
 	defer r.wg.Done()
-	r.announce(gained)
+	r.announce(ctx, gained)
 	t := time.NewTicker(r.opts.Interval)
 	defer t.Stop()
 	for {
@@ -282,16 +293,13 @@ func (r *Replica) heartbeat(ctx context.Context, gained []string) {
 		if err != nil && ctx.Err() == nil {
 			r.log.Warn("replica heartbeat", zap.Error(err))
 		}
-		r.announce(gained)
+		r.announce(ctx, gained)
 	}
 }
 
-func (r *Replica) announce(gained []string) {
-	if r.opts.OnGain == nil {
-		return
-	}
+func (r *Replica) announce(ctx context.Context, gained []string) {
 	for _, id := range gained {
-		r.opts.OnGain(id)
+		r.follower.Resume(ctx, id)
 	}
 }
 
@@ -462,9 +470,7 @@ func (r *Replica) notifications(ctx context.Context, conn *pgxConn) {
 		r.mu.Unlock()
 		switch {
 		case held:
-			if r.opts.OnMessage != nil {
-				r.opts.OnMessage(ch)
-			}
+			r.follower.MessageStored(ch)
 		case ours || len(r.live) == 0:
 			r.poke()
 		}

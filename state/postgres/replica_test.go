@@ -27,6 +27,12 @@ func newEvents() *events {
 	return &events{gained: map[string]int{}, msgs: map[string]int{}, changed: make(chan struct{}, 1)}
 }
 
+// Resume implements postgres.Follower.
+func (e *events) Resume(_ context.Context, id string) { e.add(e.gained, id) }
+
+// MessageStored implements postgres.Follower.
+func (e *events) MessageStored(id string) { e.add(e.msgs, id) }
+
 func (e *events) add(m map[string]int, id string) {
 	e.mu.Lock()
 	m[id]++
@@ -65,13 +71,11 @@ func startReplica(t *testing.T, dsn string, ttl time.Duration, ev *events) (*pos
 	t.Cleanup(func() { s.Close() })
 	r, err := s.NewReplica(postgres.ReplicaOptions{
 		TTL: ttl, Interval: ttl / 10, Logger: zaptest.NewLogger(t),
-		OnGain:    func(id string) { ev.add(ev.gained, id) },
-		OnMessage: func(id string) { ev.add(ev.msgs, id) },
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := r.Start(context.Background()); err != nil {
+	if err := r.Start(context.Background(), ev); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = r.Close(context.Background()) })
