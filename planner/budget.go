@@ -160,7 +160,7 @@ func (b *Builder) sectionText(text string) string {
 // blank line between two sections, as long as the next one does not
 // start with "/" (punctuation followed by line breaks takes a slash with
 // it), so the sum is the count of the whole; otherwise the whole is counted.
-func (b *Builder) systemTokens(system string, infos []SectionInfo) int {
+func (b *Builder) systemTokens(system string, infos []state.Section) int {
 	n := tokens.PerMessage
 	for i, info := range infos {
 		last := i == len(infos)-1

@@ -84,43 +84,13 @@ type Prompt struct {
 	Messages []state.ChatMessage
 	// Sections describe where each section of the system message and the
 	// state message lie, for the tick inspector and `airi prompt render`.
-	Sections []SectionInfo
+	Sections []state.Section
 	// Shown are the ids of the Input.Incoming messages the state message
 	// shows, in full or cut with a marker: exactly what the model has seen
 	// once it answers this request.
 	Shown []int64
 	// Tokens estimates the request's prompt tokens (o200k).
 	Tokens int
-}
-
-// SectionInfo locates one rendered section.
-type SectionInfo struct {
-	Name  string `json:"name"`
-	Order int    `json:"order"`
-	// Source is the template's path ("embedded:persona.md" or a file on
-	// disk) or "computed" for sections made by Go code.
-	Source string `json:"source"`
-	// Cache is "static" (rendered once per channel until files or facts
-	// change) or "volatile" (every tick).
-	Cache  string `json:"cache"`
-	Reason string `json:"reason,omitempty"`
-	// Message is the index in Prompt.Messages; Start and End the byte range
-	// of the section in that message's content.
-	Message int `json:"message"`
-	Start   int `json:"start"`
-	End     int `json:"end"`
-}
-
-// Text returns the section's text within p.
-func (s SectionInfo) Text(p Prompt) string {
-	if s.Message < 0 || s.Message >= len(p.Messages) {
-		return ""
-	}
-	c := p.Messages[s.Message].Content
-	if s.Start < 0 || s.End > len(c) || s.Start > s.End {
-		return ""
-	}
-	return c[s.Start:s.End]
 }
 
 // BuilderOptions configure a Builder.
@@ -246,7 +216,7 @@ func (b *Builder) Build(ctx context.Context, in Input) (Prompt, error) {
 	msgs = append(msgs, state.ChatMessage{Role: RoleSystem, Content: system})
 	msgs = append(msgs, turns...)
 	msgs = append(msgs, state.ChatMessage{Role: RoleUser, Content: text})
-	infos = append(infos, SectionInfo{
+	infos = append(infos, state.Section{
 		Name: prompts.StateSection, Order: set.State.Order, Source: set.State.Path,
 		Cache: string(prompts.CacheVolatile), Reason: set.State.Reason,
 		Message: len(msgs) - 1, Start: 0, End: len(text),
@@ -299,7 +269,7 @@ func (b *Builder) staticData(set *prompts.Set, in Input) prompts.Data {
 // role, the system and state messages split into their sections.
 func (p Prompt) WriteText(w io.Writer) error {
 	var b strings.Builder
-	bySection := map[int][]SectionInfo{}
+	bySection := map[int][]state.Section{}
 	for _, s := range p.Sections {
 		bySection[s.Message] = append(bySection[s.Message], s)
 	}
@@ -321,7 +291,7 @@ func (p Prompt) WriteText(w io.Writer) error {
 		}
 		for _, s := range secs {
 			fmt.Fprintf(&b, "--- %s · order %d · %s · %s ---\n", s.Name, s.Order, s.Source, s.Cache)
-			b.WriteString(s.Text(p))
+			b.WriteString(s.Text(p.Messages))
 			b.WriteString("\n")
 		}
 	}

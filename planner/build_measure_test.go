@@ -98,7 +98,7 @@ func TestDefaultRequestTokens(t *testing.T) {
 func sectionTokens(t testing.TB, enc tokenizer.Codec, p Prompt, name string) int {
 	for _, s := range p.Sections {
 		if s.Name == name {
-			n, err := enc.Count(s.Text(p))
+			n, err := enc.Count(s.Text(p.Messages))
 			if err != nil {
 				t.Fatal(err)
 			}

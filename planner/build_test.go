@@ -184,7 +184,7 @@ func TestCatalogNamesEveryAction(t *testing.T) {
 	var catalog string
 	for _, s := range p.Sections {
 		if s.Name == SectionCatalog {
-			catalog = s.Text(p)
+			catalog = s.Text(p.Messages)
 		}
 	}
 	for _, name := range reg.Names() {

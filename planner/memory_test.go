@@ -62,7 +62,7 @@ func memoryText(t *testing.T, p Prompt) string {
 			if s.Message != 0 || s.Order < 200 || s.Order > 299 {
 				t.Errorf("memory section at message %d, order %d; want the system message, order 200-299", s.Message, s.Order)
 			}
-			return s.Text(p)
+			return s.Text(p.Messages)
 		}
 	}
 	return ""

@@ -9,6 +9,7 @@ import (
 
 	"github.com/airi-go/airi/actions"
 	"github.com/airi-go/airi/prompts"
+	"github.com/airi-go/airi/state"
 )
 
 // Section is a system-message section computed by Go code. It joins the
@@ -170,7 +171,7 @@ func canonicalMembers(in []string) []string {
 
 // part is one section of a channel's system message.
 type part struct {
-	info   SectionInfo
+	info   state.Section
 	text   string
 	render func(prompts.Data) (string, error) // volatile sections only
 }
@@ -211,7 +212,7 @@ func (b *Builder) registry(set *prompts.Set, d prompts.Data) []part {
 			continue
 		}
 		parts = append(parts, part{
-			info:   SectionInfo{Name: t.Section, Order: t.Order, Source: t.Path, Cache: string(t.Cache), Reason: t.Reason},
+			info:   state.Section{Name: t.Section, Order: t.Order, Source: t.Path, Cache: string(t.Cache), Reason: t.Reason},
 			render: func(d prompts.Data) (string, error) { return t.Render(d) },
 		})
 	}
@@ -224,7 +225,7 @@ func (b *Builder) registry(set *prompts.Set, d prompts.Data) []part {
 			c = prompts.CacheStatic
 		}
 		parts = append(parts, part{
-			info:   SectionInfo{Name: s.Name, Order: s.Order, Source: "computed", Cache: string(c), Reason: s.Reason},
+			info:   state.Section{Name: s.Name, Order: s.Order, Source: "computed", Cache: string(c), Reason: s.Reason},
 			render: s.Render,
 		})
 	}
@@ -240,7 +241,7 @@ func (b *Builder) registry(set *prompts.Set, d prompts.Data) []part {
 // system renders the system message of a channel. Static sections are
 // rendered once and reused while the template set and the channel's facts
 // are unchanged, so consecutive ticks send the same bytes.
-func (b *Builder) system(set *prompts.Set, channelID string, d prompts.Data, now time.Time) (string, []SectionInfo, error) {
+func (b *Builder) system(set *prompts.Set, channelID string, d prompts.Data, now time.Time) (string, []state.Section, error) {
 	key := factsKey(d)
 	b.mu.Lock()
 	c := b.cache[channelID]
@@ -268,7 +269,7 @@ func (b *Builder) system(set *prompts.Set, channelID string, d prompts.Data, now
 	vd := d
 	vd.Now = now.In(b.zone(now))
 	var sb strings.Builder
-	infos := make([]SectionInfo, 0, len(c.parts)+1)
+	infos := make([]state.Section, 0, len(c.parts)+1)
 	for _, p := range c.parts {
 		text := p.text
 		if p.render != nil {

@@ -189,7 +189,7 @@ func TestLanguageSection(t *testing.T) {
 		var got string
 		for _, s := range p.Sections {
 			if s.Name == SectionLanguage {
-				got = s.Text(p)
+				got = s.Text(p.Messages)
 			}
 		}
 		if got != tt.want {

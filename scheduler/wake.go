@@ -560,10 +560,7 @@ func (l *loop) request(ctx context.Context, w *wakeState, now time.Time, rec *st
 		return in, 0, planner.Prompt{}, planner.Request{}, "build prompt", err
 	}
 	rec.Request = prompt.Messages
-	for _, sec := range prompt.Sections {
-		rec.Sections = append(rec.Sections, state.Section{Name: sec.Name, Order: sec.Order, Source: sec.Source,
-			Cache: sec.Cache, Message: sec.Message, Start: sec.Start, End: sec.End})
-	}
+	rec.Sections = prompt.Sections
 	req := planner.Request{ChannelID: l.id, Messages: prompt.Messages}
 	if s.cfg.SendUser {
 		req.User = "airi:" + l.id

@@ -45,17 +45,37 @@ type Tick struct {
 	Sections []Section `json:"sections,omitempty"`
 }
 
-// Section locates one rendered prompt section in a tick's request.
+// Section locates one rendered prompt section in a request: the prompt
+// builder describes its sections with it, and a tick record keeps them for
+// the tick inspector.
 type Section struct {
-	Name   string `json:"name"`
-	Order  int    `json:"order"`
+	Name  string `json:"name"`
+	Order int    `json:"order"`
+	// Source is the template's path ("embedded:persona.md" or a file on
+	// disk) or "computed" for sections made by Go code.
 	Source string `json:"source"`
-	Cache  string `json:"cache"`
+	// Cache is "static" (rendered once per channel until files or facts
+	// change) or "volatile" (every tick).
+	Cache string `json:"cache"`
+	// Reason is the template's note on why the section is there.
+	Reason string `json:"reason,omitempty"`
 	// Message is the index in the request; Start and End the byte range in
 	// that message's content.
 	Message int `json:"message"`
 	Start   int `json:"start"`
 	End     int `json:"end"`
+}
+
+// Text returns the section's text within the request's messages.
+func (s Section) Text(messages []ChatMessage) string {
+	if s.Message < 0 || s.Message >= len(messages) {
+		return ""
+	}
+	c := messages[s.Message].Content
+	if s.Start < 0 || s.End > len(c) || s.Start > s.End {
+		return ""
+	}
+	return c[s.Start:s.End]
 }
 
 // TickFilter selects tick records and events.
