@@ -18,10 +18,13 @@ type Usage struct {
 	CachedTokens     int `json:"cachedTokens,omitempty"`
 }
 
-// Tick is the record of one model call and the action it produced.
+// Tick is the record of one model call and the action it produced: the
+// store keeps it, the inspector shows it, and a recorded session's tick
+// line carries it (without the id, the channel and the sections, which the
+// session's header and its replay supply).
 type Tick struct {
 	ID        int64     `json:"id,omitempty"`
-	ChannelID string    `json:"channelId"`
+	ChannelID string    `json:"channelId,omitempty"`
 	Wake      int64     `json:"wake"`
 	Trigger   string    `json:"trigger"`
 	Now       time.Time `json:"now"`
@@ -39,7 +42,9 @@ type Tick struct {
 	Notes      []string        `json:"notes,omitempty"`
 	Result     string          `json:"result"`
 	OK         bool            `json:"ok"`
-	Effects    json.RawMessage `json:"effects,omitempty"`
+	// Effects are what the action did outside the model's view, a JSON
+	// array of actions.Effect (the messages sent).
+	Effects json.RawMessage `json:"effects,omitempty"`
 	// Sections say where each prompt section sits in Request, for the
 	// tick inspector.
 	Sections []Section `json:"sections,omitempty"`

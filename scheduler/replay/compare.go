@@ -145,11 +145,11 @@ func diverge(exp *Tick, got state.Tick) *Divergence {
 	var effects []actions.Effect
 	if len(got.Effects) > 0 {
 		if err := json.Unmarshal(got.Effects, &effects); err != nil {
-			return &Divergence{What: "effects", Expected: effectsText(exp.Effects), Got: "unreadable effects: " + err.Error()}
+			return &Divergence{What: "effects", Expected: effectsText(exp.EffectList()), Got: "unreadable effects: " + err.Error()}
 		}
 	}
-	if !reflect.DeepEqual(nilIfEmpty(exp.Effects), nilIfEmpty(effects)) {
-		return &Divergence{What: "effects", Expected: effectsText(exp.Effects), Got: effectsText(effects)}
+	if want := exp.EffectList(); !reflect.DeepEqual(nilIfEmpty(want), nilIfEmpty(effects)) {
+		return &Divergence{What: "effects", Expected: effectsText(want), Got: effectsText(effects)}
 	}
 	return nil
 }

@@ -488,7 +488,7 @@ func (p *player) sent(i int) (string, error) {
 		return "", nil
 	}
 	n := 0
-	for _, e := range p.ticks[k].Effects {
+	for _, e := range p.ticks[k].EffectList() {
 		if e.Kind != "send" {
 			continue
 		}

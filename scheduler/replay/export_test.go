@@ -81,7 +81,7 @@ func TestExport(t *testing.T) {
 	if h := ss[0].Header; h.Bot != "Juni" || h.Platform != "telegram" || h.Settings.History != 20 || h.Session != replay.Version {
 		t.Errorf("header %+v", h)
 	}
-	if e := ss[0].Items[1].Tick.Effects; len(e) != 1 || e[0].MessageID != "9" || e[0].Content != "hi" {
+	if e := ss[0].Items[1].Tick.EffectList(); len(e) != 1 || e[0].MessageID != "9" || e[0].Content != "hi" {
 		t.Errorf("effects %+v", e)
 	}
 	if got := string(ss[1].Items[2].Tick.Action); got != `{"action":"continue"}` {

@@ -167,25 +167,14 @@ func EventOf(m state.Message) *Event {
 	}
 }
 
-// Tick is one recorded model call and what came of it.
+// Tick is one tick line of a session: the tick record as the store keeps
+// it, with the line's type and its number in the session. The record's id,
+// channel and sections are not part of the format (the header names the
+// channel, and replay renders the sections again).
 type Tick struct {
-	Type       string              `json:"type"`
-	N          int                 `json:"n,omitempty"`
-	Wake       int64               `json:"wake"`
-	Trigger    string              `json:"trigger"`
-	Now        time.Time           `json:"now"`
-	Request    []state.ChatMessage `json:"request"`
-	Raw        string              `json:"raw"`
-	Reasoning  string              `json:"reasoning,omitempty"`
-	Usage      state.Usage         `json:"usage"`
-	LatencyMS  int64               `json:"latencyMs"`
-	Action     json.RawMessage     `json:"action,omitempty"`
-	ParseError string              `json:"parseError,omitempty"`
-	ModelError string              `json:"modelError,omitempty"`
-	Notes      []string            `json:"notes,omitempty"`
-	Result     string              `json:"result"`
-	OK         bool                `json:"ok"`
-	Effects    []actions.Effect    `json:"effects,omitempty"`
+	Type string `json:"type"`
+	N    int    `json:"n,omitempty"`
+	state.Tick
 	// Expect, when set, names the action this tick should have taken;
 	// airi eval scores it, replay ignores it.
 	Expect *TickExpect `json:"expect,omitempty"`
@@ -193,17 +182,49 @@ type Tick struct {
 
 // TickOf returns the tick line of a stored tick record.
 func TickOf(t state.Tick) (*Tick, error) {
-	out := &Tick{
-		Type: TypeTick, Wake: t.Wake, Trigger: t.Trigger, Now: t.Now.UTC(), Request: t.Request, Raw: t.Raw,
-		Reasoning: t.Reasoning, Usage: t.Usage, LatencyMS: t.LatencyMS, Action: compact(t.Action),
-		ParseError: t.ParseError, ModelError: t.ModelError, Notes: t.Notes, Result: t.Result, OK: t.OK,
+	id := t.ID
+	t.ID, t.ChannelID, t.Sections = 0, "", nil
+	t.Now = t.Now.UTC()
+	t.Action = compact(t.Action)
+	effects, err := canonicalEffects(t.Effects, json.Unmarshal)
+	if err != nil {
+		return nil, fmt.Errorf("decode effects of tick %d: %w", id, err)
 	}
-	if len(t.Effects) > 0 {
-		if err := json.Unmarshal(t.Effects, &out.Effects); err != nil {
-			return nil, fmt.Errorf("decode effects of tick %d: %w", t.ID, err)
-		}
+	t.Effects = effects
+	return &Tick{Type: TypeTick, Tick: t}, nil
+}
+
+// EffectList returns the tick's effects (nil when it has none or they do
+// not decode; Read and TickOf refuse effects that do not).
+func (t *Tick) EffectList() []actions.Effect {
+	var out []actions.Effect
+	if len(t.Effects) == 0 || json.Unmarshal(t.Effects, &out) != nil {
+		return nil
 	}
-	return out, nil
+	return out
+}
+
+// canonicalEffects decodes effects with decode and encodes them again as
+// a session writes them: fields in the order of actions.Effect, chat text
+// unescaped. No effects give nil.
+func canonicalEffects(raw json.RawMessage, decode func([]byte, any) error) (json.RawMessage, error) {
+	if len(raw) == 0 {
+		return nil, nil
+	}
+	var effects []actions.Effect
+	if err := decode(raw, &effects); err != nil {
+		return nil, err
+	}
+	if len(effects) == 0 {
+		return nil, nil
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(effects); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
 
 // Interrupted reports a call cancelled because a new message arrived.
@@ -361,6 +382,14 @@ func Read(r io.Reader) ([]*Session, error) {
 			if t.Expect != nil && t.Expect.Action == "" {
 				return nil, fmt.Errorf("line %d: tick: expect names no action (want {\"action\": \"send_message\"}, for example)", line)
 			}
+			if err := t.checkFormat(); err != nil {
+				return nil, fmt.Errorf("line %d: tick: %w", line, err)
+			}
+			effects, err := canonicalEffects(t.Effects, strictDecode)
+			if err != nil {
+				return nil, fmt.Errorf("line %d: tick: effects: %w", line, err)
+			}
+			t.Effects = effects
 			cur.Items = append(cur.Items, Item{Tick: &t})
 		default:
 			return nil, fmt.Errorf("line %d: unknown line type %q (want %q or %q)", line, probe.Type, TypeEvent, TypeTick)
@@ -373,6 +402,20 @@ func Read(r io.Reader) ([]*Session, error) {
 		return nil, errors.New("no session header found")
 	}
 	return out, nil
+}
+
+// checkFormat refuses the fields of a tick record that a session's tick
+// line does not have.
+func (t *Tick) checkFormat() error {
+	switch {
+	case t.ID != 0:
+		return errors.New(`json: unknown field "id"`)
+	case t.ChannelID != "":
+		return errors.New(`json: unknown field "channelId"`)
+	case t.Sections != nil:
+		return errors.New(`json: unknown field "sections"`)
+	}
+	return nil
 }
 
 // strictDecode refuses keys the format does not define, so a typo in a

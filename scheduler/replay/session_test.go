@@ -3,12 +3,13 @@ package replay_test
 import (
 	"bytes"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/airi-go/airi/actions"
 	"github.com/airi-go/airi/scheduler/replay"
 	"github.com/airi-go/airi/state"
 )
@@ -25,16 +26,15 @@ func sample() *replay.Session {
 		Items: []replay.Item{
 			{Event: &replay.Event{Type: replay.TypeEvent, Time: t0, PlatformID: "7", Sender: "ana", Content: "<b>hi</b> & \"bye\"", Mentioned: true,
 				Expect: &replay.Expect{Reply: replay.ReplyYes, Contains: "(?i)yo", NotContains: "token"}}},
-			{Tick: &replay.Tick{
-				Type: replay.TypeTick, N: 1, Wake: 3, Trigger: "message", Now: t0.Add(time.Second),
+			{Tick: &replay.Tick{Type: replay.TypeTick, N: 1, Expect: &replay.TickExpect{Action: "send_message"}, Tick: state.Tick{
+				Wake: 3, Trigger: "message", Now: t0.Add(time.Second),
 				Request: []state.ChatMessage{{Role: "system", Content: "you are\nJuni"}, {Role: "user", Content: "state"}},
 				Raw:     "```json\n{\"action\":\"send_message\",\"channelId\":\"-100\",\"content\":\"yo\"}\n```",
 				Usage:   state.Usage{PromptTokens: 10, CompletionTokens: 3}, LatencyMS: 900,
 				Action: json.RawMessage(`{"action":"send_message","channelId":"-100","content":"yo"}`),
 				Result: `sent to "-100"`, OK: true,
-				Effects: []actions.Effect{{Kind: "send", ChannelID: "-100", Content: "yo", MessageID: "8"}},
-				Expect:  &replay.TickExpect{Action: "send_message"},
-			}},
+				Effects: json.RawMessage(`[{"kind":"send","channelId":"-100","content":"yo","messageId":"8"}]`),
+			}}},
 		},
 	}
 }
@@ -103,6 +103,9 @@ func TestReadErrors(t *testing.T) {
 		{"bad regexp", header + "\n" + `{"type":"event","time":"2026-01-01T00:00:00Z","sender":"a","content":"b","expect":{"not_contains":"(token"}}`, "line 2: event: expect.not_contains: error parsing regexp"},
 		{"misspelt expect key", header + "\n" + `{"type":"event","time":"2026-01-01T00:00:00Z","sender":"a","content":"b","expect":{"replies":"no"}}`, `unknown field "replies"`},
 		{"tick expecting nothing", header + "\n" + `{"type":"tick","wake":1,"trigger":"message","now":"2026-01-01T00:00:00Z","request":[],"raw":"","usage":{"promptTokens":0,"completionTokens":0},"latencyMs":0,"result":"","ok":false,"expect":{}}`, "line 2: tick: expect names no action"},
+		{"tick with a record's channel", header + "\n" + `{"type":"tick","channelId":"c","now":"2026-01-01T00:00:00Z"}`, `line 2: tick: json: unknown field "channelId"`},
+		{"tick with a record's sections", header + "\n" + `{"type":"tick","now":"2026-01-01T00:00:00Z","sections":[]}`, `line 2: tick: json: unknown field "sections"`},
+		{"misspelt effect key", header + "\n" + `{"type":"tick","now":"2026-01-01T00:00:00Z","effects":[{"kind":"send","chanelId":"c"}]}`, `line 2: tick: effects: json: unknown field "chanelId"`},
 		{"tick without now", header + "\n\n" + `{"type":"tick","wake":1,"trigger":"message","request":[],"raw":"","usage":{"promptTokens":0,"completionTokens":0},"latencyMs":0,"result":"","ok":false}`, "line 3: tick without a time"},
 	}
 	for _, tc := range tests {
@@ -142,4 +145,40 @@ func FuzzRead(f *testing.F) {
 			t.Fatalf("%d sessions became %d", len(ss), len(again))
 		}
 	})
+}
+
+// TestShippedSessionsRoundTrip: reading a shipped session and writing it
+// again gives the file back byte for byte, so the format is stable.
+func TestShippedSessionsRoundTrip(t *testing.T) {
+	files, err := filepath.Glob("../../testdata/sessions/*.jsonl")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no shipped sessions found: %v", err)
+	}
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			want, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ss, err := replay.Read(bytes.NewReader(want))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got bytes.Buffer
+			for _, s := range ss {
+				if err := replay.Write(&got, s); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if !bytes.Equal(got.Bytes(), want) {
+				gl, wl := strings.Split(got.String(), "\n"), strings.Split(string(want), "\n")
+				for i := range min(len(gl), len(wl)) {
+					if gl[i] != wl[i] {
+						t.Fatalf("line %d differs:\ngot  %.300s\nwant %.300s", i+1, gl[i], wl[i])
+					}
+				}
+				t.Fatalf("got %d lines, want %d", len(gl), len(wl))
+			}
+		})
+	}
 }
