@@ -734,8 +734,11 @@ func TestCompleteUnderFaults(t *testing.T) {
 	if echoes+prose != 25 || len(w.all()) == 0 {
 		t.Errorf("echoes %d, prose %d, retries %d", echoes, prose, len(w.all()))
 	}
-	if srv.Calls() != 25+len(w.all()) {
-		t.Errorf("server calls %d, want one per answer plus one per retry (%d)", srv.Calls(), 25+len(w.all()))
+	// An attempt given up on its timeout may or may not have reached the
+	// server's handler before the connection closed, so the server sees
+	// between one call per answer and one more per retry.
+	if n := srv.Calls(); n < 25 || n > 25+len(w.all()) {
+		t.Errorf("server calls %d, want one per answer plus at most one per retry (25..%d)", n, 25+len(w.all()))
 	}
 }
 
