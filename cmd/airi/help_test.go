@@ -20,6 +20,7 @@ func TestHelpPrintsCommandFlags(t *testing.T) {
 		{"help prompt render", []string{"help", "prompt", "render"}, exitOK, []string{"Usage: airi prompt render", "-platform"}, false},
 		{"help prompt", []string{"help", "prompt"}, exitOK, []string{"airi prompt render"}, false},
 		{"help", []string{"help"}, exitOK, []string{"airi chat", "airi version"}, false},
+		{"memory list --help", []string{"memory", "list", "--help"}, exitOK, []string{"airi memory list [--channel ID]", "--config FILE"}, false},
 		{"bad flag", []string{"chat", "--bogus"}, exitUsage, nil, true},
 		{"group without subcommand", []string{"prompt"}, exitUsage, nil, true},
 		{"unknown", []string{"nope"}, exitUsage, nil, true},

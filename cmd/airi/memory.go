@@ -30,6 +30,15 @@ func (a *app) cmdMemory(ctx context.Context, args []string) int {
 		fmt.Fprintln(a.stderr, memoryUsage)
 		return exitUsage
 	}
+	for _, arg := range args {
+		switch arg {
+		case "-h", "-help", "--help":
+			// Help asked for is output, not a usage error.
+			fmt.Fprintln(a.stdout, memoryUsage)
+			fmt.Fprintln(a.stdout, "Every memory command also takes --config FILE.")
+			return exitOK
+		}
+	}
 	switch args[0] {
 	case "list":
 		return a.cmdMemoryList(ctx, args[1:])
