@@ -101,6 +101,18 @@ WHERE channel_id = ? AND read = 0 ORDER BY id LIMIT +?`, channelID, limitArg(lim
 	return out, nil
 }
 
+// CountUnreadAfter returns the number of unread messages of a channel
+// with an id greater than after; it reads the index only.
+func (s *Store) CountUnreadAfter(ctx context.Context, channelID string, after int64) (int, error) {
+	var n int
+	err := s.row(ctx, s.reader, `SELECT count(*) FROM messages
+WHERE channel_id = ? AND read = 0 AND id > ?`, channelID, after).Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("count unread of %q after %d: %w", channelID, after, err)
+	}
+	return n, nil
+}
+
 // UnreadCounts returns the number of unread messages per channel id.
 func (s *Store) UnreadCounts(ctx context.Context) (map[string]int, error) {
 	rows, err := s.query(ctx, `SELECT channel_id, count(*) FROM messages WHERE read = 0 GROUP BY channel_id`)
