@@ -26,6 +26,7 @@ type Store interface {
 	Channel(ctx context.Context, id string) (state.Channel, error)
 	Channels(ctx context.Context) ([]state.Channel, error)
 	Unread(ctx context.Context, channelID string, limit int) ([]state.Message, error)
+	CountUnreadAfter(ctx context.Context, channelID string, after int64) (int, error)
 	UnreadCounts(ctx context.Context) (map[string]int, error)
 	History(ctx context.Context, channelID string, limit int) ([]state.Message, int, error)
 	ClearActions(ctx context.Context, channelID string) error

@@ -55,15 +55,9 @@ func (h *builtins) send(ctx context.Context, call Call) (Result, error) {
 		return deref(r), err
 	}
 	if call.MayAbort {
-		unread, err := h.deps.Store.Unread(ctx, ch.ID, 0)
+		fresh, err := h.deps.Store.CountUnreadAfter(ctx, ch.ID, call.Watermark)
 		if err != nil {
 			return Result{}, fmt.Errorf("check unread of %q: %w", ch.ID, err)
-		}
-		fresh := 0
-		for _, m := range unread {
-			if m.ID > call.Watermark {
-				fresh++
-			}
 		}
 		if fresh > 0 {
 			return Result{Next: true, Aborted: true, Text: fmt.Sprintf(

@@ -29,6 +29,7 @@ type Store interface {
 	Channels(ctx context.Context) ([]state.Channel, error)
 	Ingest(ctx context.Context, msg state.Message) (state.Message, bool, error)
 	Unread(ctx context.Context, channelID string, limit int) ([]state.Message, error)
+	CountUnreadAfter(ctx context.Context, channelID string, after int64) (int, error)
 	UnreadCounts(ctx context.Context) (map[string]int, error)
 	MarkRead(ctx context.Context, ids []int64) error
 	History(ctx context.Context, channelID string, limit int) ([]state.Message, int, error)

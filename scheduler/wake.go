@@ -209,25 +209,16 @@ func (l *loop) next(ctx context.Context, out tickOutcome, unanswered bool) bool 
 
 // hasUnread reports whether the channel has an unread message.
 func (l *loop) hasUnread(ctx context.Context) (bool, error) {
-	unread, err := l.s.deps.Store.Unread(ctx, l.id, 1)
-	if err != nil {
-		return false, fmt.Errorf("read unread: %w", err)
-	}
-	return len(unread) > 0, nil
+	return l.arrivedSince(ctx, 0)
 }
 
 // arrivedSince reports unread messages of the channel newer than watermark.
 func (l *loop) arrivedSince(ctx context.Context, watermark int64) (bool, error) {
-	unread, err := l.s.deps.Store.Unread(ctx, l.id, 0)
+	n, err := l.s.deps.Store.CountUnreadAfter(ctx, l.id, watermark)
 	if err != nil {
-		return false, fmt.Errorf("read unread: %w", err)
+		return false, fmt.Errorf("count unread: %w", err)
 	}
-	for _, m := range unread {
-		if m.ID > watermark {
-			return true, nil
-		}
-	}
-	return false, nil
+	return n > 0, nil
 }
 
 // tick runs one model call and the action it produced.
@@ -619,11 +610,11 @@ func (s *Scheduler) input(ctx context.Context, id string, w *wakeState, now time
 	if !view.exact {
 		own = len(unread)
 		if len(unread) >= limit+pendingBy[id] {
-			all, err := st.Unread(ctx, id, 0)
+			all, err := st.CountUnreadAfter(ctx, id, 0)
 			if err != nil {
-				return planner.Input{}, fmt.Errorf("read unread: %w", err)
+				return planner.Input{}, fmt.Errorf("count unread: %w", err)
 			}
-			own = len(all)
+			own = all
 		}
 	}
 	history, total, err := st.History(ctx, id, s.deps.Prompter.HistoryLimit())

@@ -43,6 +43,11 @@ type Store interface {
 	// Unread returns up to limit unread messages of a channel, oldest first
 	// (limit <= 0 means all). Oldest means arrival (id) order.
 	Unread(ctx context.Context, channelID string, limit int) ([]Message, error)
+	// CountUnreadAfter returns the number of unread messages of a channel
+	// whose id is greater than after (after 0 counts them all): whether
+	// something arrived since a given message, without reading the
+	// messages themselves.
+	CountUnreadAfter(ctx context.Context, channelID string, after int64) (int, error)
 	// UnreadCounts returns the number of unread messages per channel id
 	// (channels with none are omitted).
 	UnreadCounts(ctx context.Context) (map[string]int, error)

@@ -78,6 +78,18 @@ WHERE channel_id = $1 AND NOT read ORDER BY id LIMIT $2`, channelID, limitArg(li
 	return out, nil
 }
 
+// CountUnreadAfter returns the number of unread messages of a channel
+// with an id greater than after.
+func (s *Store) CountUnreadAfter(ctx context.Context, channelID string, after int64) (int, error) {
+	var n int
+	err := s.pool.QueryRow(ctx, `SELECT count(*) FROM messages
+WHERE channel_id = $1 AND NOT read AND id > $2`, channelID, after).Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("count unread of %q after %d: %w", channelID, after, err)
+	}
+	return n, nil
+}
+
 // UnreadCounts returns the number of unread messages per channel id.
 func (s *Store) UnreadCounts(ctx context.Context) (map[string]int, error) {
 	rows, err := s.pool.Query(ctx, `SELECT channel_id, count(*) FROM messages WHERE NOT read GROUP BY channel_id`)

@@ -37,7 +37,7 @@ VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
 func (s *Store) Actions(ctx context.Context, channelID string, limit int) ([]state.ActionRecord, error) {
 	out, err := collect(scanAction)(s.query(ctx, `
 SELECT id, channel_id, wake, action, name, reasoning, ok, result, time FROM actions
-WHERE channel_id = ? ORDER BY id DESC LIMIT ?`, channelID, limitArg(limit)))
+WHERE channel_id = ? ORDER BY id DESC LIMIT +?`, channelID, limitArg(limit)))
 	if err != nil {
 		return nil, fmt.Errorf("actions of %q: %w", channelID, err)
 	}
@@ -96,7 +96,7 @@ func (s *Store) TrimActions(ctx context.Context, channelID string, keep, over in
 			return err
 		}
 		rows, err := tx.QueryContext(ctx, `SELECT id, name FROM
-	(SELECT id, name FROM actions WHERE channel_id = ? ORDER BY id DESC LIMIT ?)
+	(SELECT id, name FROM actions WHERE channel_id = ? ORDER BY id DESC LIMIT +?)
 ORDER BY id`, channelID, keep)
 		if err != nil {
 			return err

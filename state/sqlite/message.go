@@ -37,7 +37,7 @@ RETURNING id`
 WHERE channel_id = ? AND platform_id = ? AND platform_id <> ''`
 	historyCountSQL = `SELECT coalesce((SELECT n FROM history_counts WHERE channel_id = ?), 0)`
 	historySQL      = `SELECT ` + messageCols + ` FROM messages
-WHERE channel_id = ? AND read = 1 ORDER BY id DESC LIMIT ?`
+WHERE channel_id = ? AND read = 1 ORDER BY id DESC LIMIT +?`
 )
 
 // Ingest stores an incoming message durably; see state.Store. The insert
@@ -78,6 +78,11 @@ func (s *Store) Ingest(ctx context.Context, msg state.Message) (state.Message, b
 }
 
 // limitArg maps "limit <= 0 means all" onto SQLite's LIMIT -1.
+//
+// Every bound LIMIT is written "LIMIT +?": SQLite plans a plain "LIMIT ?"
+// for the value bound at the time and prepares the statement again
+// whenever a later call binds another value, which costs more than the
+// query itself. The unary plus keeps the plan independent of the value.
 func limitArg(limit int) int {
 	if limit <= 0 {
 		return -1
@@ -89,11 +94,23 @@ func limitArg(limit int) int {
 // (limit <= 0 means all).
 func (s *Store) Unread(ctx context.Context, channelID string, limit int) ([]state.Message, error) {
 	out, err := scanMessages(s.query(ctx, `SELECT `+messageCols+` FROM messages
-WHERE channel_id = ? AND read = 0 ORDER BY id LIMIT ?`, channelID, limitArg(limit)))
+WHERE channel_id = ? AND read = 0 ORDER BY id LIMIT +?`, channelID, limitArg(limit)))
 	if err != nil {
 		return nil, fmt.Errorf("unread messages of %q: %w", channelID, err)
 	}
 	return out, nil
+}
+
+// CountUnreadAfter returns the number of unread messages of a channel
+// with an id greater than after; it reads the index only.
+func (s *Store) CountUnreadAfter(ctx context.Context, channelID string, after int64) (int, error) {
+	var n int
+	err := s.row(ctx, s.reader, `SELECT count(*) FROM messages
+WHERE channel_id = ? AND read = 0 AND id > ?`, channelID, after).Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("count unread of %q after %d: %w", channelID, after, err)
+	}
+	return n, nil
 }
 
 // UnreadCounts returns the number of unread messages per channel id.

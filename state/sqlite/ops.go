@@ -214,17 +214,17 @@ func (s *Store) ForgetChannel(ctx context.Context, channelID string) (state.Chan
 
 // PruneTicks deletes tick records older than before, in batches.
 func (s *Store) PruneTicks(ctx context.Context, before time.Time) (int64, error) {
-	return s.prune(ctx, "ticks", `DELETE FROM ticks WHERE id IN (SELECT id FROM ticks WHERE now < ? LIMIT ?)`, before)
+	return s.prune(ctx, "ticks", `DELETE FROM ticks WHERE id IN (SELECT id FROM ticks WHERE now < ? LIMIT +?)`, before)
 }
 
 // PruneMessages deletes read messages older than before, and outbox
 // entries of finished sends as old, in batches.
 func (s *Store) PruneMessages(ctx context.Context, before time.Time) (int64, error) {
-	n, err := s.prune(ctx, "messages", `DELETE FROM messages WHERE id IN (SELECT id FROM messages WHERE read = 1 AND time < ? LIMIT ?)`, before)
+	n, err := s.prune(ctx, "messages", `DELETE FROM messages WHERE id IN (SELECT id FROM messages WHERE read = 1 AND time < ? LIMIT +?)`, before)
 	if err != nil {
 		return n, err
 	}
-	if _, err := s.prune(ctx, "outbox", `DELETE FROM outbox WHERE id IN (SELECT id FROM outbox WHERE state <> 'pending' AND created < ? LIMIT ?)`, before); err != nil {
+	if _, err := s.prune(ctx, "outbox", `DELETE FROM outbox WHERE id IN (SELECT id FROM outbox WHERE state <> 'pending' AND created < ? LIMIT +?)`, before); err != nil {
 		return n, err
 	}
 	return n, nil

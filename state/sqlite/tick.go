@@ -64,7 +64,7 @@ SELECT * FROM (SELECT id, channel_id, wake, trigger, now, request, raw, reasonin
 	prompt_tokens, completion_tokens, cached_tokens, latency_ms,
 	action, parse_error, model_error, notes, result, ok, effects, sections
 FROM ticks WHERE (?1 = '' OR channel_id = ?1) AND (?2 = 0 OR now >= ?2) AND (?3 = 0 OR id = ?3)
-ORDER BY id DESC LIMIT ?4) ORDER BY id`,
+ORDER BY id DESC LIMIT +?4) ORDER BY id`,
 		f.ChannelID, encTime(f.Since), f.ID, limitArg(f.Last)))
 	if err != nil {
 		return nil, fmt.Errorf("list ticks: %w", err)

@@ -310,6 +310,38 @@ func testUnread(t *testing.T, s state.Store) {
 	}
 }
 
+func testCountUnreadAfter(t *testing.T, s state.Store) {
+	ctx := context.Background()
+	var c1 []state.Message
+	for i := range 4 {
+		c1 = append(c1, ingest(t, s, msg("c1", fmt.Sprint("p", i), i)))
+		ingest(t, s, msg("c2", fmt.Sprint("p", i), i))
+	}
+	if err := s.MarkRead(ctx, []int64{c1[3].ID}); err != nil {
+		t.Fatalf("MarkRead: %v", err)
+	}
+	tests := []struct {
+		name    string
+		channel string
+		after   int64
+		want    int
+	}{
+		{"all", "c1", 0, 3},
+		{"after the first", "c1", c1[0].ID, 2},
+		{"after the last unread", "c1", c1[2].ID, 0}, // c1[3] is read
+		{"after everything", "c1", c1[3].ID, 0},
+		{"unknown channel", "unknown", 0, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := s.CountUnreadAfter(ctx, tt.channel, tt.after)
+			if err != nil || got != tt.want {
+				t.Errorf("CountUnreadAfter(%q, %d) = %d, %v; want %d", tt.channel, tt.after, got, err, tt.want)
+			}
+		})
+	}
+}
+
 func testUnreadCounts(t *testing.T, s state.Store) {
 	ctx := context.Background()
 	counts, err := s.UnreadCounts(ctx)

@@ -38,6 +38,7 @@ func Run(t *testing.T, open func(t *testing.T) state.Store) {
 		{"IngestInvalid", testIngestInvalid},
 		{"IngestConcurrent", testIngestConcurrent},
 		{"Unread", testUnread},
+		{"CountUnreadAfter", testCountUnreadAfter},
 		{"UnreadCounts", testUnreadCounts},
 		{"MarkRead", testMarkRead},
 		{"History", testHistory},
