@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/airi-go/airi/planner"
 	"github.com/airi-go/airi/scheduler"
@@ -148,7 +149,7 @@ type player struct {
 }
 
 func newPlayer(ctx context.Context, s *Session, opt Options) *player {
-	p := &player{ctx: ctx, s: s, opt: opt, serving: -1, items: interruptOrder(s.Items)}
+	p := &player{ctx: ctx, s: s, opt: opt, serving: -1, items: lateOrder(interruptOrder(s.Items))}
 	for i, it := range p.items {
 		if it.Tick != nil {
 			p.ticks = append(p.ticks, it.Tick)
@@ -370,6 +371,59 @@ func interruptOrder(items []Item) []Item {
 		out[i-1], out[i] = out[i], out[i-1]
 	}
 	return out
+}
+
+// storeLag bounds how long before a tick's clock a message may carry its
+// time and still have been stored only after the tick's request was built.
+const storeLag = 2 * time.Second
+
+// lateOrder returns items with each message that was stored only after a
+// tick's request was built placed after that tick. An adapter stamps a
+// message when it reads it and stores it a moment later; a wake that began
+// in between recorded a request without it. Such a message is right before
+// the tick, at most storeLag before the tick's clock, not shown in the
+// request, and the request says nothing more is unread; a message held
+// back by the request's display budget is counted there as unread and
+// stays where it is.
+func lateOrder(items []Item) []Item {
+	out := slices.Clone(items)
+	for i := 0; i < len(out); i++ {
+		t := out[i].Tick
+		if t == nil || len(t.Request) == 0 || strings.Contains(t.Request[len(t.Request)-1].Content, "more unread here") {
+			continue
+		}
+		j := i
+		for j > 0 && out[j-1].Event != nil && !showsMessage(t, out[j-1].Event.Content) &&
+			!out[j-1].Event.Time.Before(t.Now.Add(-storeLag)) {
+			j--
+		}
+		if j == i {
+			continue
+		}
+		late := slices.Clone(out[j:i])
+		copy(out[j:], out[i:i+1])
+		copy(out[j+1:], late)
+		i = j + len(late)
+	}
+	return out
+}
+
+// showsMessage reports whether a tick's request shows a message: the
+// start of its text (a request may cut the rest), as written or quoted.
+func showsMessage(t *Tick, text string) bool {
+	const n = 200
+	if len(text) > n {
+		cut := n
+		for cut > 0 && !utf8.RuneStart(text[cut]) {
+			cut--
+		}
+		text = text[:cut]
+	}
+	if shows(t, text) {
+		return true
+	}
+	q, err := json.Marshal(text)
+	return err == nil && shows(t, string(q[1:len(q)-1]))
 }
 
 // shows reports whether a tick's request holds text.
