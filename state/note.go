@@ -64,6 +64,22 @@ type Note struct {
 	Tick int64 `json:"tick,omitempty"`
 }
 
+// Prepared returns the note as a store saves it: its text trimmed, its
+// creation and update times set to now where unset, and validated.
+func (n Note) Prepared(now time.Time) (Note, error) {
+	n.Text = strings.TrimSpace(n.Text)
+	if err := n.Validate(); err != nil {
+		return Note{}, err
+	}
+	if n.Created.IsZero() {
+		n.Created = now
+	}
+	if n.Updated.IsZero() {
+		n.Updated = now
+	}
+	return n, nil
+}
+
 // Validate reports what is wrong with a note about to be stored, in words
 // the model can act on.
 func (n Note) Validate() error {

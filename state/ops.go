@@ -50,6 +50,20 @@ type TickSummary struct {
 	Outcome string `json:"outcome"`
 }
 
+// SummaryOutcome is the Outcome of a TickSummary: the action's name, or
+// what failed instead.
+func SummaryOutcome(action string, parseErr, modelErr bool) string {
+	switch {
+	case modelErr:
+		return "model error"
+	case parseErr:
+		return "parse error"
+	case action == "":
+		return "none"
+	}
+	return action
+}
+
 // TickActivity is what the tick records say about one channel.
 type TickActivity struct {
 	ChannelID string       `json:"channelId"`

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -52,6 +53,24 @@ type TimelinePos struct {
 	Time time.Time
 	Tick bool
 	ID   int64
+}
+
+// MessageBound is the id bound of messages at the cursor's time: messages
+// come before ticks of the same time, so a tick cursor keeps all of them.
+func (p TimelinePos) MessageBound() int64 {
+	if p.Tick {
+		return math.MaxInt64
+	}
+	return p.ID
+}
+
+// TickBound is the id bound of ticks at the cursor's time: a message
+// cursor keeps none of them.
+func (p TimelinePos) TickBound() int64 {
+	if p.Tick {
+		return p.ID
+	}
+	return 0
 }
 
 // IsZero reports whether p is the zero position.

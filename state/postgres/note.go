@@ -34,20 +34,13 @@ func scanNote(sc pgx.Row) (state.Note, error) {
 // recently used notes of its scope and subject beyond lim, in one
 // transaction that locks the subject's notes against a concurrent save.
 func (s *Store) SaveNote(ctx context.Context, n state.Note, lim state.NoteLimits) (state.Note, []state.Note, error) {
-	n.Text = strings.TrimSpace(n.Text)
-	if err := n.Validate(); err != nil {
+	n, err := n.Prepared(s.Now())
+	if err != nil {
 		return state.Note{}, nil, fmt.Errorf("save note: %w", err)
-	}
-	now := s.Now()
-	if n.Created.IsZero() {
-		n.Created = now
-	}
-	if n.Updated.IsZero() {
-		n.Updated = now
 	}
 	n.Created, n.Updated, n.Used = normTime(n.Created), normTime(n.Updated), normTime(n.Used)
 	var evicted []state.Note
-	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		if n.ID == 0 {
 			if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtext('airi-notes'), hashtext($1 || ':' || $2))`, string(n.Scope), n.Subject); err != nil {
 				return err

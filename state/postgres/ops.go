@@ -94,7 +94,7 @@ FROM ticks ORDER BY channel_id, id DESC`)
 			return nil, fmt.Errorf("read channel activity: %w", err)
 		}
 		t.Now = decTS(now)
-		t.Outcome = outcome(t.Outcome, pErr, mErr)
+		t.Outcome = state.SummaryOutcome(t.Outcome, pErr, mErr)
 		a.LastTick = &t
 		out[a.ChannelID] = a
 	}
@@ -144,18 +144,6 @@ ORDER BY channel_id, id DESC`)
 		out[id] = a
 	}
 	return out, rows.Err()
-}
-
-func outcome(action string, parseErr, modelErr bool) string {
-	switch {
-	case modelErr:
-		return "model error"
-	case parseErr:
-		return "parse error"
-	case action == "":
-		return "none"
-	}
-	return action
 }
 
 // ResetChannel clears a channel's action history and marks its unread

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"math"
 	"strings"
 	"time"
 
@@ -60,7 +59,7 @@ func (s *Store) Timeline(ctx context.Context, q state.TimelineQuery) ([]state.Ti
 		ticks []state.Tick
 	)
 	if q.Messages() {
-		where, args := timelineWhere(q, "time", msgBound(q.Before))
+		where, args := timelineWhere(q, "time", q.Before.MessageBound())
 		if q.Text != "" {
 			args = append(args, likePattern(q.Text))
 			// ILIKE folds more than ASCII; the contract promises ASCII.
@@ -75,7 +74,7 @@ func (s *Store) Timeline(ctx context.Context, q state.TimelineQuery) ([]state.Ti
 		}
 	}
 	if q.Ticks() {
-		where, args := timelineWhere(q, "now", tickBound(q.Before))
+		where, args := timelineWhere(q, "now", q.Before.TickBound())
 		// A tick recorded without a time has no place on a timeline.
 		where = append(where, `now IS NOT NULL`)
 		if q.Outcome != "" {
@@ -116,24 +115,6 @@ func whereSQL(where []string) string {
 		return ""
 	}
 	return " WHERE " + strings.Join(where, " AND ")
-}
-
-// msgBound is the id bound of messages at the cursor's time: messages come
-// before ticks of the same time, so a tick cursor keeps all of them.
-func msgBound(p state.TimelinePos) int64 {
-	if p.Tick {
-		return math.MaxInt64
-	}
-	return p.ID
-}
-
-// tickBound is the id bound of ticks at the cursor's time: a message
-// cursor keeps none of them.
-func tickBound(p state.TimelinePos) int64 {
-	if p.Tick {
-		return p.ID
-	}
-	return 0
 }
 
 // TickNeighbours returns the ids of the ticks of channelID just before and

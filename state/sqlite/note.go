@@ -33,20 +33,13 @@ func scanNote(sc scanner) (state.Note, error) {
 // recently used notes of its scope and subject beyond lim, in one
 // transaction.
 func (s *Store) SaveNote(ctx context.Context, n state.Note, lim state.NoteLimits) (state.Note, []state.Note, error) {
-	n.Text = strings.TrimSpace(n.Text)
-	if err := n.Validate(); err != nil {
+	n, err := n.Prepared(s.Now())
+	if err != nil {
 		return state.Note{}, nil, fmt.Errorf("save note: %w", err)
-	}
-	now := s.Now()
-	if n.Created.IsZero() {
-		n.Created = now
-	}
-	if n.Updated.IsZero() {
-		n.Updated = now
 	}
 	n.Created, n.Updated, n.Used = normTime(n.Created), normTime(n.Updated), normTime(n.Used)
 	var evicted []state.Note
-	err := s.write(ctx, func(tx *sql.Tx) error {
+	err = s.write(ctx, func(tx *sql.Tx) error {
 		if n.ID == 0 {
 			err := tx.QueryRowContext(ctx, `
 INSERT INTO notes (scope, subject, name, text, shareable, created, updated, used, tick)

@@ -92,7 +92,7 @@ FROM ticks WHERE id IN (SELECT max(id) FROM ticks GROUP BY channel_id)`)
 				return err
 			}
 			t.Now = decTime(now)
-			t.Outcome = outcome(t.Outcome, pErr, mErr)
+			t.Outcome = state.SummaryOutcome(t.Outcome, pErr, mErr)
 			a.LastTick = &t
 			out[a.ChannelID] = a
 		}
@@ -144,19 +144,6 @@ WHERE id IN (SELECT max(id) FROM ticks WHERE parse_error <> '' OR (model_error <
 		return nil, fmt.Errorf("read channel activity: %w", err)
 	}
 	return out, nil
-}
-
-// outcome names what a tick ended with.
-func outcome(action string, parseErr, modelErr bool) string {
-	switch {
-	case modelErr:
-		return "model error"
-	case parseErr:
-		return "parse error"
-	case action == "":
-		return "none"
-	}
-	return action
 }
 
 // ResetChannel clears a channel's action history and marks its unread

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
-	"math"
 	"strings"
 
 	"github.com/airi-go/airi/state"
@@ -76,7 +75,7 @@ func (s *Store) Timeline(ctx context.Context, q state.TimelineQuery) ([]state.Ti
 // select that kind) and arguments of a timeline page.
 func timelineSQL(q state.TimelineQuery) (msgSQL string, msgArgs []any, tickSQL string, tickArgs []any) {
 	if q.Messages() {
-		where, args := timelineWhere(q, "time", msgBound(q.Before))
+		where, args := timelineWhere(q, "time", q.Before.MessageBound())
 		if q.Text != "" {
 			where = append(where, `content LIKE ? ESCAPE '\'`)
 			args = append(args, likePattern(q.Text))
@@ -85,7 +84,7 @@ func timelineSQL(q state.TimelineQuery) (msgSQL string, msgArgs []any, tickSQL s
 		msgArgs = append(args, q.Limit)
 	}
 	if q.Ticks() {
-		where, args := timelineWhere(q, "now", tickBound(q.Before))
+		where, args := timelineWhere(q, "now", q.Before.TickBound())
 		// A tick recorded without a time has no place on a timeline.
 		where = append(where, `now <> 0`)
 		if q.Outcome != "" {
@@ -123,24 +122,6 @@ func whereSQL(where []string) string {
 		return ""
 	}
 	return " WHERE " + strings.Join(where, " AND ")
-}
-
-// msgBound is the id bound of messages at the cursor's time: messages come
-// before ticks of the same time, so a tick cursor keeps all of them.
-func msgBound(p state.TimelinePos) int64 {
-	if p.Tick {
-		return math.MaxInt64
-	}
-	return p.ID
-}
-
-// tickBound is the id bound of ticks at the cursor's time: a message
-// cursor keeps none of them.
-func tickBound(p state.TimelinePos) int64 {
-	if p.Tick {
-		return p.ID
-	}
-	return 0
 }
 
 // TickNeighbours returns the ids of the ticks of channelID just before and
