@@ -146,18 +146,7 @@ func newSeenRig(t *testing.T, cfg scheduler.Config, logger *zap.Logger, answer f
 
 func (r *seenRig) start() {
 	r.t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	if err := r.sched.Start(ctx); err != nil {
-		r.t.Fatal(err)
-	}
-	r.t.Cleanup(func() {
-		cancel()
-		cctx, done := context.WithTimeout(context.Background(), waitFor)
-		defer done()
-		if err := r.sched.Close(cctx); err != nil {
-			r.t.Error(err)
-		}
-	})
+	startLoops(r.t, r.sched)
 }
 
 var seenChannel = state.Channel{ID: "g1", Platform: "telegram", Group: true, Title: "flood"}

@@ -147,16 +147,23 @@ func newHarnessLog(t *testing.T, cfg scheduler.Config, m *model, log *zap.Logger
 // store's and the scheduler's goroutines and channels must belong to it.
 func (h *harness) start() {
 	h.t.Helper()
+	startLoops(h.t, h.sched)
+}
+
+// startLoops starts the scheduler's loops and closes them, within waitFor,
+// when the test ends.
+func startLoops(t *testing.T, s *scheduler.Scheduler) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	if err := h.sched.Start(ctx); err != nil {
-		h.t.Fatal(err)
+	if err := s.Start(ctx); err != nil {
+		t.Fatal(err)
 	}
-	h.t.Cleanup(func() {
+	t.Cleanup(func() {
 		cancel()
 		cctx, done := context.WithTimeout(context.Background(), waitFor)
 		defer done()
-		if err := h.sched.Close(cctx); err != nil {
-			h.t.Error(err)
+		if err := s.Close(cctx); err != nil {
+			t.Error(err)
 		}
 	})
 }
