@@ -153,11 +153,20 @@ func (s *adminServer) handler() http.Handler {
 // serve runs the admin server until ctx ends.
 func (s *adminServer) serve(ctx context.Context, ln net.Listener) error {
 	srv := &http.Server{Handler: s.handler(), ReadHeaderTimeout: 5 * time.Second}
+	if err := serveUntil(ctx, srv, ln, 2*time.Second); err != nil {
+		return fmt.Errorf("admin server: %w", err)
+	}
+	return nil
+}
+
+// serveUntil runs srv on ln until ctx ends, then shuts it down, letting
+// requests in flight finish within grace.
+func serveUntil(ctx context.Context, srv *http.Server, ln net.Listener, grace time.Duration) error {
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {
 	case <-ctx.Done():
-		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), grace)
 		defer cancel()
 		_ = srv.Shutdown(sctx)
 		<-errc
@@ -166,6 +175,6 @@ func (s *adminServer) serve(ctx context.Context, ln net.Listener) error {
 		if errors.Is(err, http.ErrServerClosed) {
 			return nil
 		}
-		return fmt.Errorf("admin server: %w", err)
+		return err
 	}
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -46,19 +45,8 @@ func (s *webhookServer) serve(ctx context.Context, h http.Handler) error {
 	mux.Handle(s.path, h)
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	s.log.Info("taking Telegram webhook requests", zap.String("addr", s.ln.Addr().String()), zap.String("path", s.path))
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(s.ln) }()
-	select {
-	case <-ctx.Done():
-		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-		defer cancel()
-		_ = srv.Shutdown(sctx)
-		<-errc
-		return nil
-	case err := <-errc:
-		if errors.Is(err, http.ErrServerClosed) {
-			return nil
-		}
+	if err := serveUntil(ctx, srv, s.ln, 5*time.Second); err != nil {
 		return fmt.Errorf("webhook server: %w", err)
 	}
+	return nil
 }
