@@ -108,7 +108,7 @@ func TestReplayPromptEdit(t *testing.T) {
 	}
 	const from, to = "warm, dry, a little teasing.", "warm, dry, a little grumpy."
 	if !bytes.Contains(persona, []byte(from)) {
-		t.Skip("the persona no longer says " + from)
+		t.Fatalf("the embedded persona no longer says %q: pick another phrase of it for this test", from)
 	}
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "persona.md"), bytes.Replace(persona, []byte(from), []byte(to), 1), 0o644); err != nil {

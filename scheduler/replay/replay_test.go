@@ -247,7 +247,7 @@ func TestPromptChange(t *testing.T) {
 	}
 	const from, to = "warm, dry, a little teasing.", "warm, dry, a little grumpy."
 	if !strings.Contains(persona, from) {
-		t.Skip("the persona no longer says " + from)
+		t.Fatalf("the embedded persona no longer says %q: pick another phrase of it for this test", from)
 	}
 	writeFile(t, filepath.Join(dir, "persona.md"), strings.Replace(persona, from, to, 1))
 	s := fresh(t, readSession(t, "group-burst.jsonl"))
