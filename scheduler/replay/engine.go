@@ -365,7 +365,7 @@ func interruptOrder(items []Item) []Item {
 		for j := i + 1; j < len(out) && out[j].Tick == nil; j++ {
 			after = true
 		}
-		if after || shows(it.Tick, out[i-1].Event.Content) {
+		if after || showsMessage(it.Tick, out[i-1].Event.Content) {
 			continue
 		}
 		out[i-1], out[i] = out[i], out[i-1]
