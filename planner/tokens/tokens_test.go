@@ -30,6 +30,14 @@ func TestCount(t *testing.T) {
 	}
 }
 
+func TestCountAllocatesNothing(t *testing.T) {
+	c := New()
+	text := "Hey Juni, it's 23:40 — you on shift tonight? 你好世界 Привет 😀\r\n  done.\n"
+	if n := testing.AllocsPerRun(100, func() { c.Count(text) }); n != 0 {
+		t.Errorf("Count allocates %v times, want 0", n)
+	}
+}
+
 func TestRequest(t *testing.T) {
 	c := New()
 	msgs := []state.ChatMessage{{Role: "system", Content: "hello"}, {Role: "user", Content: strings.Repeat("a b ", 10)}}
@@ -66,7 +74,9 @@ func BenchmarkNew(b *testing.B) {
 	for b.Loop() {
 		c = New()
 	}
-	c.Count("Hello there, how are you doing today? 你好世界")
+	for _, s := range tricky {
+		c.Count(s)
+	}
 	heap1, rss1 := memoryInUse(b)
 	runtime.KeepAlive(c)
 	b.ReportMetric(float64(heap1-heap0)/(1<<20), "heap-MB")
