@@ -1,6 +1,9 @@
 package tokens
 
 import (
+	"fmt"
+	"os"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -27,6 +30,14 @@ func TestCount(t *testing.T) {
 	}
 }
 
+func TestCountAllocatesNothing(t *testing.T) {
+	c := New()
+	text := "Hey Juni, it's 23:40 — you on shift tonight? 你好世界 Привет 😀\r\n  done.\n"
+	if n := testing.AllocsPerRun(100, func() { c.Count(text) }); n != 0 {
+		t.Errorf("Count allocates %v times, want 0", n)
+	}
+}
+
 func TestRequest(t *testing.T) {
 	c := New()
 	msgs := []state.ChatMessage{{Role: "system", Content: "hello"}, {Role: "user", Content: strings.Repeat("a b ", 10)}}
@@ -38,11 +49,56 @@ func TestRequest(t *testing.T) {
 
 func BenchmarkCount(b *testing.B) {
 	c := New()
-	s := strings.Repeat("Hello there, how are you doing today? 你好世界 ", 100)
-	b.SetBytes(int64(len(s)))
+	for _, bc := range []struct{ name, text string }{
+		{"long", strings.Repeat("Hello there, how are you doing today? 你好世界 ", 100)},
+		{"short", "hey juni, you on shift tonight?"},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.SetBytes(int64(len(bc.text)))
+			b.ReportAllocs()
+			for b.Loop() {
+				c.Count(bc.text)
+			}
+		})
+	}
+}
+
+// BenchmarkNew reports what a counter costs once created and used: the
+// heap it keeps and the resident memory it adds. The first counter of a
+// process is the one that costs, so run it alone and once:
+//
+//	go test -run '^$' -bench '^BenchmarkNew$' -benchtime 1x ./planner/tokens
+func BenchmarkNew(b *testing.B) {
+	heap0, rss0 := memoryInUse(b)
+	var c *Counter
 	for b.Loop() {
+		c = New()
+	}
+	for _, s := range tricky {
 		c.Count(s)
 	}
+	heap1, rss1 := memoryInUse(b)
+	runtime.KeepAlive(c)
+	b.ReportMetric(float64(heap1-heap0)/(1<<20), "heap-MB")
+	b.ReportMetric(float64(rss1-rss0)/(1<<20), "rss-MB")
+}
+
+// memoryInUse returns the live heap after a collection and the resident
+// set size of the process, in bytes.
+func memoryInUse(b *testing.B) (heap, rss int64) {
+	b.Helper()
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	statm, err := os.ReadFile("/proc/self/statm")
+	if err != nil {
+		b.Skipf("resident set size unknown here: %v", err)
+	}
+	var size, resident int64
+	if _, err := fmt.Sscan(string(statm), &size, &resident); err != nil {
+		b.Fatalf("read /proc/self/statm: %v", err)
+	}
+	return int64(ms.HeapAlloc), resident * int64(os.Getpagesize())
 }
 
 func TestFit(t *testing.T) {
