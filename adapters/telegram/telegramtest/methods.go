@@ -241,7 +241,7 @@ func (s *Server) sendMessage(p params) (int, any, string) {
 	if thread != 0 {
 		m.MessageThreadID, m.IsTopicMessage = thread, true
 	}
-	s.sent = append(s.sent, Sent{ChatID: chat.ID, MessageID: m.MessageID, Text: visible, Raw: raw, ParseMode: mode, ReplyTo: replyTo, Thread: thread})
+	s.sent = append(s.sent, Sent{ChatID: chat.ID, MessageID: m.MessageID, Text: visible, Raw: raw, ParseMode: mode, ReplyTo: replyTo, Thread: thread, At: s.opts.Now()})
 	s.notify()
 	return http.StatusOK, m, ""
 }

@@ -1,6 +1,9 @@
 package telegramtest
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"time"
+)
 
 // DefaultToken is a well-formed bot token the fake accepts by default.
 const DefaultToken = "123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw0"
@@ -129,6 +132,8 @@ type Sent struct {
 	ParseMode string `json:"parse_mode,omitempty"`
 	ReplyTo   int    `json:"reply_to,omitempty"`
 	Thread    int    `json:"thread,omitempty"` // forum topic
+	// At is when the server accepted the message, by its clock (Options.Now).
+	At time.Time `json:"at"`
 }
 
 // ChatAction is a sendChatAction call.
