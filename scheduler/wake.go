@@ -445,7 +445,17 @@ func (s *Scheduler) complete(ctx context.Context, l *loop, w *wakeState, req pla
 	}
 	defer func() { <-s.sem }()
 	if s.deps.Typing != nil {
-		s.deps.Typing(ctx, l.id)
+		// The indicator is a request to the platform of its own: shown
+		// while the model works rather than before, it does not hold the
+		// model slot for a round trip. The answer waits for it, so that the
+		// indicator never follows the reply.
+		var typing sync.WaitGroup
+		typing.Add(1)
+		go func() {
+			defer typing.Done()
+			s.deps.Typing(ctx, l.id)
+		}()
+		defer typing.Wait()
 	}
 	callCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
