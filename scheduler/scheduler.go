@@ -215,7 +215,8 @@ type Deps struct {
 	// Platform names the adapter of a channel (for the prompt); nil uses the
 	// channel's recorded platform.
 	Platform func(ch state.Channel) string
-	// Typing, when set, shows a typing indicator in a channel while its tick runs.
+	// Typing, when set, shows a typing indicator in a channel while a
+	// model call for it runs longer than half a second.
 	Typing func(ctx context.Context, channelID string)
 	// OnTick, when set, observes every recorded tick (metrics, demo output).
 	OnTick func(t state.Tick)

@@ -96,6 +96,8 @@ type harness struct {
 	ticks  chan state.Tick
 	fatal  chan error
 	n      int
+	// typing, when set before start, is the typing indicator.
+	typing func(ctx context.Context, channelID string)
 }
 
 func newHarness(t *testing.T, cfg scheduler.Config, m *model) *harness {
@@ -134,6 +136,11 @@ func newHarnessLog(t *testing.T, cfg scheduler.Config, m *model, log *zap.Logger
 		OnTick:   func(tk state.Tick) { h.ticks <- tk },
 		Controls: st,
 		OnFatal:  func(err error) { h.fatal <- err },
+		Typing: func(ctx context.Context, id string) {
+			if h.typing != nil {
+				h.typing(ctx, id)
+			}
+		},
 	})
 	if err != nil {
 		t.Fatal(err)

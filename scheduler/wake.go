@@ -433,6 +433,11 @@ type noteTicker interface {
 	SetNoteTick(ctx context.Context, ids []int64, tick int64) error
 }
 
+// typingDelay is how long a model call runs before the channel shows a
+// typing indicator: an answer within it appears about as soon as the
+// indicator would.
+const typingDelay = 500 * time.Millisecond
+
 // complete calls the model under the concurrency limit. A message arriving
 // for the channel cancels the call once per wake (when interrupts are on),
 // if it is newer than watermark: a message stored just before the request
@@ -447,15 +452,27 @@ func (s *Scheduler) complete(ctx context.Context, l *loop, w *wakeState, req pla
 	if s.deps.Typing != nil {
 		// The indicator is a request to the platform of its own: shown
 		// while the model works rather than before, it does not hold the
-		// model slot for a round trip. The answer waits for it, so that the
-		// indicator never follows the reply.
+		// model slot for a round trip, and an answer that comes within
+		// typingDelay needs none. Once asked for, the answer waits for it,
+		// so that the indicator never follows the reply.
 		var typing sync.WaitGroup
+		answered := make(chan struct{})
 		typing.Add(1)
 		go func() {
 			defer typing.Done()
-			s.deps.Typing(ctx, l.id)
+			t := time.NewTimer(typingDelay)
+			defer t.Stop()
+			select {
+			case <-t.C:
+				s.deps.Typing(ctx, l.id)
+			case <-answered:
+			case <-ctx.Done():
+			}
 		}()
-		defer typing.Wait()
+		defer func() {
+			close(answered)
+			typing.Wait()
+		}()
 	}
 	callCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
