@@ -71,7 +71,7 @@ func TestRunTelegramBurst(t *testing.T) {
 	// Let start-up work (the database, the first poll) finish before
 	// reading the idle figure.
 	settle(t, bot, 2*time.Second)
-	idleKB := procField(t, pid, "VmRSS")
+	idleKB, idleAnonKB, idleFileKB := procField(t, pid, "VmRSS"), procField(t, pid, "RssAnon"), procField(t, pid, "RssFile")
 
 	var profile chan []byte
 	if profileDir != "" {
@@ -150,8 +150,8 @@ func TestRunTelegramBurst(t *testing.T) {
 	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
 	t.Logf("burst of %d chats: last reply %.2fs after the first message; reply latency p50 %.2fs, p99 %.2fs; all stored (confirmed) after %.2fs",
 		n, last.Sub(first).Seconds(), pct(lat, 0.50).Seconds(), pct(lat, 0.99).Seconds(), intake.Sub(first).Seconds())
-	t.Logf("bot: idle RSS %.1f MB, peak RSS %.1f MB, CPU %.2fs in the burst; test process (both fakes) CPU %.2fs",
-		float64(idleKB)/1024, float64(peakKB)/1024, cpu1-cpu0, self1-self0)
+	t.Logf("bot: idle RSS %.1f MB (%.1f MB anonymous, %.1f MB mapped from files), peak RSS %.1f MB, CPU %.2fs in the burst; test process (both fakes) CPU %.2fs",
+		mb(idleKB), mb(idleAnonKB), mb(idleFileKB), mb(peakKB), cpu1-cpu0, self1-self0)
 	t.Logf("calls: %d to the model over %d new connections; %d getUpdates, %d sendMessage, %d sendChatAction over %d new connections",
 		model.Calls(), modelConns.Load()-modelConns0, tg.Calls("getUpdates"), tg.Calls("sendMessage"), tg.Calls("sendChatAction"), tgConns.Load()-tgConns0)
 }
@@ -235,6 +235,8 @@ func selfCPU(t *testing.T) float64 {
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
 }
+
+func mb(kb int64) float64 { return float64(kb) / 1024 }
 
 func pct(ds []time.Duration, q float64) time.Duration {
 	if len(ds) == 0 {
