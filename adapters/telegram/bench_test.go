@@ -2,6 +2,12 @@ package telegram
 
 import (
 	"context"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -96,4 +102,52 @@ func BenchmarkSend(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkSendBurst measures the sends of a burst: 8 chats (the default
+// number of model slots) answered at once, each send from a goroutine of
+// its own as the runtime's wakes send, against the fake server on
+// loopback. It reports the connections opened per send.
+func BenchmarkSendBurst(b *testing.B) {
+	const chats = 8
+	srv := telegramtest.NewServer(telegramtest.Options{})
+	hs := httptest.NewUnstartedServer(srv)
+	var conns atomic.Int64
+	hs.Config.ConnState = func(_ net.Conn, st http.ConnState) {
+		if st == http.StateNew {
+			conns.Add(1)
+		}
+	}
+	hs.Start()
+	defer hs.Close()
+	a, err := New(Config{Token: srv.Token(), APIBaseURL: hs.URL}, nil, zap.NewNop())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer a.ownHTTP.CloseIdleConnections()
+	for i := range chats {
+		srv.Post(telegramtest.Incoming{From: telegramtest.User{ID: int64(5 + i), FirstName: "Ann"}, Text: "hi"})
+	}
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		var wg sync.WaitGroup
+		errs := make(chan error, chats)
+		for i := range chats {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				out := state.Outgoing{ChannelID: strconv.Itoa(5 + i), Content: "Sure, *tomorrow* at `9:00` works & I'll bring tea."}
+				if _, err := a.Send(ctx, out); err != nil {
+					errs <- err
+				}
+			}()
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(conns.Load())/float64(b.N*chats), "conns/send")
 }
