@@ -224,6 +224,25 @@ func (l *loop) arrivedSince(ctx context.Context, watermark int64) (bool, error) 
 // tick runs one model call and the action it produced.
 func (l *loop) tick(ctx context.Context, w *wakeState) tickOutcome {
 	s := l.s
+	// The model slot is taken before the request is built, not only for
+	// the call: in a burst as many requests are built and held at once as
+	// there are slots, not one per waiting channel (their memory, and CPU
+	// that the intake of new messages needs), and a request shows what
+	// arrived while its channel waited. It is given back before the action
+	// runs.
+	select {
+	case s.sem <- struct{}{}:
+	case <-ctx.Done():
+		return tickOutcome{modelErr: ctx.Err()}
+	}
+	holding := true
+	freeSlot := func() {
+		if holding {
+			holding = false
+			<-s.sem
+		}
+	}
+	defer freeSlot()
 	now := s.cfg.Now()
 	rec := state.Tick{ChannelID: l.id, Wake: w.id, Trigger: string(w.trigger), Now: now}
 	fail := func(what string, err error) tickOutcome {
@@ -286,6 +305,7 @@ func (l *loop) tick(ctx context.Context, w *wakeState) tickOutcome {
 		}
 		resp, interrupted, err = s.complete(ctx, l, w, req, watermark)
 	}
+	freeSlot()
 	spent = s.cost(req, resp, err)
 	if s.cfg.Attention != nil && (err != nil || interrupted) {
 		l.called(now, nil)
@@ -438,17 +458,11 @@ type noteTicker interface {
 // indicator would.
 const typingDelay = 500 * time.Millisecond
 
-// complete calls the model under the concurrency limit. A message arriving
+// complete calls the model; the caller holds a model slot. A message arriving
 // for the channel cancels the call once per wake (when interrupts are on),
 // if it is newer than watermark: a message stored just before the request
 // was built signals after it, but the request already shows it.
 func (s *Scheduler) complete(ctx context.Context, l *loop, w *wakeState, req planner.Request, watermark int64) (planner.Response, bool, error) {
-	select {
-	case s.sem <- struct{}{}:
-	case <-ctx.Done():
-		return planner.Response{}, false, ctx.Err()
-	}
-	defer func() { <-s.sem }()
 	if s.deps.Typing != nil {
 		// The indicator is a request to the platform of its own: shown
 		// while the model works rather than before, it does not hold the
