@@ -140,7 +140,9 @@ func (l *loop) armLocked(wait time.Duration) {
 	l.timer.Reset(wait)
 }
 
-// startLocked starts the goroutine unless the scheduler is not running.
+// startLocked starts the goroutine unless the scheduler is not running,
+// once the bound on running wakes allows; until then the loop counts as
+// active and its goroutine as started, so that Close waits for it.
 func (l *loop) startLocked() {
 	ctx, ok := l.s.life.add()
 	if !ok {
@@ -150,7 +152,7 @@ func (l *loop) startLocked() {
 		l.timer.Stop()
 	}
 	l.active = true
-	go l.run(ctx)
+	l.s.wakes.enter(func() { go l.run(ctx) })
 }
 
 // setDue moves the next wake; with override the new time replaces a later
@@ -172,6 +174,9 @@ func (l *loop) busy() bool {
 // schedule starts it again then.
 func (l *loop) run(ctx context.Context) {
 	defer l.s.life.done()
+	// Before done: a loop waiting for the place is counted in the
+	// lifetime already, and starts before Close can return.
+	defer l.s.wakes.leave()
 	for {
 		l.mu.Lock()
 		if ctx.Err() != nil || l.due.IsZero() {

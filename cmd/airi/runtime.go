@@ -160,6 +160,7 @@ func openRuntime(cfg config, log *zap.Logger, opt runtimeOptions) (_ *bot, err e
 		ContinueDelay:   cfg.ContinueDelay,
 		NoContinueDelay: cfg.ContinueDelay == 0,
 		Concurrency:     cfg.Concurrency,
+		Wakes:           cfg.Wakes,
 		Interrupt:       cfg.Interrupt == "cancel",
 		BotName:         rt.botName,
 		Language:        cfg.Language,
