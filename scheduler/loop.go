@@ -58,7 +58,10 @@ const (
 type loop struct {
 	s  *Scheduler
 	id string
-	// arrived tells a tick in flight that a new message came in.
+	// arrived tells a tick in flight that a new message came in. It is
+	// made when a wake starts and dropped when it ends (guarded by mu;
+	// the wake's own goroutines read it without), since an arrival
+	// matters only to a tick in flight.
 	arrived chan struct{}
 	// wakeMu makes the ticks of one channel never overlap; it guards carry.
 	wakeMu sync.Mutex
@@ -80,7 +83,7 @@ type loop struct {
 }
 
 func newLoop(s *Scheduler, id string) *loop {
-	return &loop{s: s, id: id, arrived: make(chan struct{}, 1)}
+	return &loop{s: s, id: id}
 }
 
 // signal schedules a wake for the given reason.
@@ -105,13 +108,13 @@ func (l *loop) signal(t Trigger) {
 	default:
 		l.setDue(now, t, false)
 	}
-	l.mu.Unlock()
-	if fromMessage(t) {
+	if fromMessage(t) && l.arrived != nil {
 		select {
 		case l.arrived <- struct{}{}:
 		default:
 		}
 	}
+	l.mu.Unlock()
 	l.schedule()
 	l.s.notifyChanged()
 }
@@ -181,6 +184,11 @@ func (l *loop) run(ctx context.Context) {
 		l.mu.Lock()
 		if ctx.Err() != nil || l.due.IsZero() {
 			l.active = false
+			// Nothing is due: an idle loop keeps no timer.
+			if l.timer != nil {
+				l.timer.Stop()
+				l.timer = nil
+			}
 			l.mu.Unlock()
 			return
 		}

@@ -82,6 +82,14 @@ func (s *Scheduler) Wake(ctx context.Context, channelID string, trigger Trigger)
 func (l *loop) wake(ctx context.Context, trig Trigger) WakeReport {
 	l.wakeMu.Lock()
 	defer l.wakeMu.Unlock()
+	l.mu.Lock()
+	l.arrived = make(chan struct{}, 1)
+	l.mu.Unlock()
+	defer func() {
+		l.mu.Lock()
+		l.arrived = nil
+		l.mu.Unlock()
+	}()
 	s := l.s
 	rep := WakeReport{Trigger: trig}
 	if s.deps.Controls != nil {
