@@ -234,23 +234,7 @@ func (l *loop) tick(ctx context.Context, w *wakeState) tickOutcome {
 	s := l.s
 	now := s.cfg.Now()
 	rec := state.Tick{ChannelID: l.id, Wake: w.id, Trigger: string(w.trigger), Now: now}
-	fail := func(what string, err error) tickOutcome {
-		if ctx.Err() != nil {
-			// Shutting down: the cancellation is not a failure to report.
-			return tickOutcome{modelErr: err}
-		}
-		if !strings.HasPrefix(err.Error(), what+":") && !strings.HasPrefix(err.Error(), what+" ") {
-			err = fmt.Errorf("%s: %w", what, err)
-		}
-		rec.ModelError = err.Error()
-		if what == "model call" {
-			s.model.observe(l.id, err)
-		} else {
-			s.log.Error("tick failed", zap.String("channel", l.id), zap.Error(err))
-		}
-		s.record(ctx, rec)
-		return tickOutcome{modelErr: err}
-	}
+	fail := func(what string, err error) tickOutcome { return l.fail(ctx, &rec, what, err) }
 
 	// Messages that arrived before the request is built are part of it.
 	select {
@@ -314,11 +298,43 @@ func (l *loop) tick(ctx context.Context, w *wakeState) tickOutcome {
 	}
 
 	s.model.observe(l.id, nil)
+	// The answer is handled in a function of its own: the frame of this
+	// one is what a wake waiting on the model keeps on its stack.
+	return l.answered(ctx, w, now, &rec, in.Incoming, prompt.Shown, resp.Content, watermark)
+}
+
+// fail records a tick that failed at what (a step, or "model call").
+func (l *loop) fail(ctx context.Context, rec *state.Tick, what string, err error) tickOutcome {
+	s := l.s
+	if ctx.Err() != nil {
+		// Shutting down: the cancellation is not a failure to report.
+		return tickOutcome{modelErr: err}
+	}
+	if !strings.HasPrefix(err.Error(), what+":") && !strings.HasPrefix(err.Error(), what+" ") {
+		err = fmt.Errorf("%s: %w", what, err)
+	}
+	rec.ModelError = err.Error()
+	if what == "model call" {
+		s.model.observe(l.id, err)
+	} else {
+		s.log.Error("tick failed", zap.String("channel", l.id), zap.Error(err))
+	}
+	s.record(ctx, *rec)
+	return tickOutcome{modelErr: err}
+}
+
+// answered handles the model's answer to a tick's request: it marks what
+// the request showed read, parses and runs the action, and records the
+// tick. incoming are the messages the request offered as new, shownIDs
+// the ids of those it showed.
+func (l *loop) answered(ctx context.Context, w *wakeState, now time.Time, rec *state.Tick, incoming []state.Message, shownIDs []int64, content string, watermark int64) tickOutcome {
+	s := l.s
+	fail := func(what string, err error) tickOutcome { return l.fail(ctx, rec, what, err) }
 
 	// Read means seen: the model has answered a request that showed these
 	// messages, the new ones in the state message and those of the
 	// previous call's read result.
-	shown := shownMessages(in.Incoming, prompt.Shown)
+	shown := shownMessages(incoming, shownIDs)
 	ids := make([]int64, 0, len(shown)+len(w.pending))
 	for _, m := range shown {
 		ids = append(ids, m.ID)
@@ -344,13 +360,13 @@ func (l *loop) tick(ctx context.Context, w *wakeState) tickOutcome {
 	out := tickOutcome{delivered: len(shown), watermark: watermark}
 
 	actRec := state.ActionRecord{ChannelID: l.id, Wake: w.id, Time: now}
-	parsed, perr := s.deps.Parser.Parse(resp.Content)
+	parsed, perr := s.deps.Parser.Parse(content)
 	if perr != nil {
 		kind := parse.KindNoAction
 		if pe := (*parse.Error)(nil); errors.As(perr, &pe) {
 			kind = pe.Kind()
 		}
-		s.log.Info("answer did not parse; the model is told why", zap.String("channel", l.id), zap.String("kind", kind), zap.Int("chars", len(resp.Content)))
+		s.log.Info("answer did not parse; the model is told why", zap.String("channel", l.id), zap.String("kind", kind), zap.Int("chars", len(content)))
 		rec.ParseError = perr.Error()
 		out.res = actions.Result{Next: true, Text: "your answer was not a valid action: " + perr.Error()}
 		actRec.Name = "invalid"
@@ -407,7 +423,7 @@ func (l *loop) tick(ctx context.Context, w *wakeState) tickOutcome {
 			s.log.Error("trim action history", zap.String("channel", l.id), zap.Error(err))
 		}
 	}
-	tickID := s.record(bg, rec)
+	tickID := s.record(bg, *rec)
 	if len(out.res.Notes) > 0 && tickID > 0 {
 		if nt, ok := s.deps.Store.(noteTicker); ok {
 			if err := nt.SetNoteTick(bg, out.res.Notes, tickID); err != nil {
