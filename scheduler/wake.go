@@ -91,31 +91,10 @@ func (l *loop) wake(ctx context.Context, trig Trigger) WakeReport {
 		l.mu.Unlock()
 	}()
 	s := l.s
-	rep := WakeReport{Trigger: trig}
-	if s.deps.Controls != nil {
-		c, err := s.deps.Controls.ChannelControl(ctx, l.id)
-		if err != nil {
-			s.log.Warn("read channel control before wake", zap.String("channel", l.id), zap.Error(err))
-		} else if now := s.cfg.Now(); c.PausedAt(now) {
-			rep.Skipped = true
-			rep.PausedUntil = c.PausedUntil
-			fields := []zap.Field{zap.String("channel", l.id), zap.String("reason", "paused by an operator"), zap.String("trigger", string(trig))}
-			if !c.PausedUntil.IsZero() {
-				fields = append(fields, zap.Time("until", c.PausedUntil))
-			}
-			s.log.Info("wake skipped", fields...)
-			if s.deps.OnSkip != nil {
-				s.deps.OnSkip(l.id, skipPaused)
-			}
-			// Every skipped wake has its reason in the store, beside the ticks.
-			if _, err := s.deps.Store.AddSkippedWake(ctx, state.SkippedWake{
-				ChannelID: l.id, Trigger: string(trig), Reason: skipPaused, Time: now,
-			}); err != nil {
-				s.log.Warn("record a wake skipped for a pause", zap.String("channel", l.id), zap.Error(err))
-			}
-			return rep
-		}
+	if rep, ok := l.paused(ctx, trig); ok {
+		return rep
 	}
+	rep := WakeReport{Trigger: trig}
 	switch {
 	case fromMessage(trig), trig == TriggerPeriodic, trig == TriggerRestart, trig == TriggerUnread,
 		trig == TriggerRetry, trig == TriggerBudgetResume:
@@ -193,6 +172,42 @@ func (l *loop) wake(ctx context.Context, trig Trigger) WakeReport {
 	}
 	rep.Unanswered = unanswered
 	return rep
+}
+
+// paused reports a wake skipped because an operator paused the channel,
+// recording why.
+func (l *loop) paused(ctx context.Context, trig Trigger) (WakeReport, bool) {
+	s := l.s
+	rep := WakeReport{Trigger: trig}
+	if s.deps.Controls == nil {
+		return rep, false
+	}
+	c, err := s.deps.Controls.ChannelControl(ctx, l.id)
+	if err != nil {
+		s.log.Warn("read channel control before wake", zap.String("channel", l.id), zap.Error(err))
+		return rep, false
+	}
+	now := s.cfg.Now()
+	if !c.PausedAt(now) {
+		return rep, false
+	}
+	rep.Skipped = true
+	rep.PausedUntil = c.PausedUntil
+	fields := []zap.Field{zap.String("channel", l.id), zap.String("reason", "paused by an operator"), zap.String("trigger", string(trig))}
+	if !c.PausedUntil.IsZero() {
+		fields = append(fields, zap.Time("until", c.PausedUntil))
+	}
+	s.log.Info("wake skipped", fields...)
+	if s.deps.OnSkip != nil {
+		s.deps.OnSkip(l.id, skipPaused)
+	}
+	// Every skipped wake has its reason in the store, beside the ticks.
+	if _, err := s.deps.Store.AddSkippedWake(ctx, state.SkippedWake{
+		ChannelID: l.id, Trigger: string(trig), Reason: skipPaused, Time: now,
+	}); err != nil {
+		s.log.Warn("record a wake skipped for a pause", zap.String("channel", l.id), zap.Error(err))
+	}
+	return rep, true
 }
 
 // next decides whether the wake goes on after a tick. Under the send-ends
