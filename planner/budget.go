@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"math"
 	"strings"
 
 	"github.com/airi-go/airi/planner/tokens"
@@ -60,38 +61,55 @@ func (b *Builder) fitIncoming(in Input, budget int) (Input, []int64) {
 	return in, ids
 }
 
-// turnTokens remembers the token count of a channel's history turns by
-// message id, so that a window that stays put is not counted again.
-type turnTokens map[int64]turnCount
-
-// turnCount is one turn's count; the turn's length guards against a
-// message id that now names another message (another store, a replay).
+// turnCount is the token count of one history turn, remembered by
+// message id so that a window that stays put is not counted again; the
+// turn's length guards against an id that now names another message
+// (another store, a replay).
 type turnCount struct {
-	size, tokens int
+	id           int64
+	size, tokens int32
 }
 
 // historyTurns writes the window's messages as request turns and counts
 // each (framing included).
 func (b *Builder) historyTurns(channelID string, hist []state.Message) ([]state.ChatMessage, []int) {
 	b.mu.Lock()
-	known := b.turnTok[channelID]
+	known := b.chats.get(channelID).turns
 	b.mu.Unlock()
 	turns := make([]state.ChatMessage, len(hist))
 	counts := make([]int, len(hist))
-	next := make(turnTokens, len(hist))
+	next := make([]turnCount, len(hist))
+	j := 0 // the window moves forward: known is searched from the last match
 	for i, m := range hist {
 		turns[i] = historyTurn(m, channelID)
-		c, ok := known[m.ID]
-		if !ok || m.ID == 0 || c.size != len(turns[i].Content) {
-			c = turnCount{size: len(turns[i].Content), tokens: b.tok.Message(turns[i])}
+		size := len(turns[i].Content)
+		c, ok := turnCount{}, false
+		if m.ID != 0 {
+			c, j, ok = findTurn(known, m.ID, j)
 		}
-		counts[i] = c.tokens
-		next[m.ID] = c
+		if !ok || int(c.size) != size {
+			c = turnCount{size: int32(min(size, math.MaxInt32)), tokens: int32(min(b.tok.Message(turns[i]), math.MaxInt32))}
+		}
+		c.id = m.ID
+		counts[i] = int(c.tokens)
+		next[i] = c
 	}
 	b.mu.Lock()
-	b.turnTok[channelID] = next
+	b.chats.update(channelID, func(e *chatCache) { e.turns = next })
 	b.mu.Unlock()
 	return turns, counts
+}
+
+// findTurn finds id in known, looking from from onwards first; it returns
+// the count, where to look for the next id and whether it was found.
+func findTurn(known []turnCount, id int64, from int) (turnCount, int, bool) {
+	for k := range known {
+		i := (from + k) % len(known)
+		if known[i].id == id {
+			return known[i], i + 1, true
+		}
+	}
+	return turnCount{}, from, false
 }
 
 // trimHistory returns how many of the oldest turns to drop so that the

@@ -116,6 +116,11 @@ type BuilderOptions struct {
 	// oldest messages first in blocks; new messages beyond a quarter of it
 	// wait for the next tick.
 	MaxTokens int
+	// CachedChannels bounds the channels whose rendered system message and
+	// history token counts are kept between ticks [DefaultCachedChannels];
+	// the channels built least recently give theirs up first, and render
+	// and count again (the same bytes) on their next tick.
+	CachedChannels int
 }
 
 // Builder assembles requests. It is safe for concurrent use.
@@ -125,11 +130,13 @@ type Builder struct {
 	computed []Section
 	tok      *tokens.Counter
 
-	mu    sync.Mutex
-	cache map[string]*systemCache // by channel id
+	mu sync.Mutex
+	// chats are the caches of the channels built most recently.
+	chats *chatCaches
+	// layouts are the system message layouts of the current template set.
+	layouts map[layoutKey]*layout
 	// sections are static section texts shared across channels.
 	sections map[string]*sectionCount
-	turnTok  map[string]turnTokens // by channel id
 }
 
 // NewBuilder returns a builder rendering src's templates and the catalog
@@ -141,7 +148,11 @@ func NewBuilder(src *prompts.Source, reg *actions.Registry, opts BuilderOptions)
 	if opts.MaxTokens <= 0 {
 		opts.MaxTokens = DefaultMaxTokens
 	}
-	b := &Builder{src: src, opts: opts, tok: tokens.New(), cache: map[string]*systemCache{}, sections: map[string]*sectionCount{}, turnTok: map[string]turnTokens{}}
+	if opts.CachedChannels <= 0 {
+		opts.CachedChannels = DefaultCachedChannels
+	}
+	b := &Builder{src: src, opts: opts, tok: tokens.New(), chats: newChatCaches(opts.CachedChannels),
+		layouts: map[layoutKey]*layout{}, sections: map[string]*sectionCount{}}
 	b.computed = append(builtinSections(reg), opts.Sections...)
 	return b
 }

@@ -350,7 +350,7 @@ func BenchmarkBuildCold(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		bl.mu.Lock()
-		clear(bl.cache)
+		bl.chats.update(in.Channel.ID, func(e *chatCache) { e.sys = nil })
 		bl.mu.Unlock()
 		if _, err := bl.Build(ctx, in); err != nil {
 			b.Fatal(err)

@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"sort"
@@ -169,11 +170,11 @@ func canonicalMembers(in []string) []string {
 	return out
 }
 
-// part is one section of a channel's system message.
+// part is one section of a system message layout: static ones are
+// rendered once per channel (systemCache.texts), volatile ones every tick.
 type part struct {
 	info   state.Section
-	text   string
-	render func(prompts.Data) (string, error) // volatile sections only
+	render func(prompts.Data) (string, error)
 }
 
 // systemCache is the rendered system message of one channel, valid while
@@ -181,10 +182,32 @@ type part struct {
 // a static section static (docs/ARCHITECTURE.md, "Request layout"), not
 // only a saving: BenchmarkBuild and BenchmarkBuildCold show its cost.
 type systemCache struct {
+	layout *layout
+	// key is a digest of factsKey: the facts themselves (the notes of
+	// the memory section among them) need not be kept to tell a change.
+	key [sha256.Size]byte
+	// texts are the static sections' texts, shared with other channels
+	// where equal, by the layout's index; "" for a volatile one.
+	texts []string
+}
+
+// layout is the sections of a system message, in order, as a template set
+// selects them for a platform and a kind of chat: every channel of the
+// same platform and kind shares one.
+type layout struct {
 	version uint64
-	key     string
 	parts   []part
 }
+
+// layoutKey selects a layout of the current template set.
+type layoutKey struct {
+	platform string
+	group    bool
+}
+
+// maxLayouts bounds the layouts kept; past it they are made again (only
+// many platforms would fill it).
+const maxLayouts = 64
 
 func factsKey(d prompts.Data) string {
 	var b strings.Builder
@@ -242,37 +265,37 @@ func (b *Builder) registry(set *prompts.Set, d prompts.Data) []part {
 // rendered once and reused while the template set and the channel's facts
 // are unchanged, so consecutive ticks send the same bytes.
 func (b *Builder) system(set *prompts.Set, channelID string, d prompts.Data, now time.Time) (string, []state.Section, error) {
-	key := factsKey(d)
+	key := sha256.Sum256([]byte(factsKey(d)))
 	b.mu.Lock()
-	c := b.cache[channelID]
+	c := b.chats.get(channelID).sys
 	b.mu.Unlock()
-	if c == nil || c.version != set.Version || c.key != key {
-		parts := b.registry(set, d)
-		for i := range parts {
-			if parts[i].info.Cache == string(prompts.CacheVolatile) {
+	if c == nil || c.layout.version != set.Version || c.key != key {
+		lay := b.layoutFor(set, d)
+		texts := make([]string, len(lay.parts))
+		for i, p := range lay.parts {
+			if p.info.Cache == string(prompts.CacheVolatile) {
 				continue
 			}
-			text, err := parts[i].render(d)
+			text, err := p.render(d)
 			if err != nil {
-				return "", nil, fmt.Errorf("section %s: %w", parts[i].info.Name, err)
+				return "", nil, fmt.Errorf("section %s: %w", p.info.Name, err)
 			}
 			// Channels share the text of a section that renders the same
 			// for them, and its token count.
-			parts[i].text = b.sectionText(strings.TrimSpace(text))
-			parts[i].render = nil
+			texts[i] = b.sectionText(strings.TrimSpace(text))
 		}
-		c = &systemCache{version: set.Version, key: key, parts: parts}
+		c = &systemCache{layout: lay, key: key, texts: texts}
 		b.mu.Lock()
-		b.cache[channelID] = c
+		b.chats.update(channelID, func(e *chatCache) { e.sys = c })
 		b.mu.Unlock()
 	}
 	vd := d
 	vd.Now = now.In(b.zone(now))
 	var sb strings.Builder
-	infos := make([]state.Section, 0, len(c.parts)+1)
-	for _, p := range c.parts {
-		text := p.text
-		if p.render != nil {
+	infos := make([]state.Section, 0, len(c.texts)+1)
+	for i, p := range c.layout.parts {
+		text := c.texts[i]
+		if p.info.Cache == string(prompts.CacheVolatile) {
 			t, err := p.render(vd)
 			if err != nil {
 				return "", nil, fmt.Errorf("section %s: %w", p.info.Name, err)
@@ -292,4 +315,20 @@ func (b *Builder) system(set *prompts.Set, channelID string, d prompts.Data, now
 		infos = append(infos, info)
 	}
 	return sb.String(), infos, nil
+}
+
+// layoutFor returns the layout of set for d's platform and kind of chat.
+func (b *Builder) layoutFor(set *prompts.Set, d prompts.Data) *layout {
+	k := layoutKey{platform: d.Platform, group: d.Channel.Group}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if l, ok := b.layouts[k]; ok && l.version == set.Version {
+		return l
+	}
+	if len(b.layouts) >= maxLayouts {
+		clear(b.layouts)
+	}
+	l := &layout{version: set.Version, parts: b.registry(set, d)}
+	b.layouts[k] = l
+	return l
 }

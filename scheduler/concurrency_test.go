@@ -94,3 +94,53 @@ func TestManyChannelsUnderTheModelLimit(t *testing.T) {
 		}
 	})
 }
+
+// TestWakesBoundRunningLoops lets three wakes run at once with eight model
+// slots: no more calls are ever in flight than wakes may run, and the
+// channels waiting their turn are all answered.
+func TestWakesBoundRunningLoops(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const channels, wakes = 12, 3
+		var inFlight, peak atomic.Int64
+		m := newModel(func(ctx context.Context, n int, req planner.Request) (string, error) {
+			cur := inFlight.Add(1)
+			defer inFlight.Add(-1)
+			for {
+				p := peak.Load()
+				if cur <= p || peak.CompareAndSwap(p, cur) {
+					break
+				}
+			}
+			select {
+			case <-time.After(5 * time.Millisecond):
+			case <-ctx.Done():
+				return "", ctx.Err()
+			}
+			ch := strings.TrimPrefix(req.User, "airi:")
+			return fmt.Sprintf(`{"action":"send_message","channelId":%q,"content":"ack"}`, ch), nil
+		})
+		h := newHarness(t, scheduler.Config{Concurrency: 8, Wakes: wakes, Debounce: 5 * time.Millisecond, SendUser: true}, m)
+		h.start()
+		for c := range channels {
+			id := fmt.Sprintf("room%02d", c)
+			err := h.sched.Deliver(context.Background(), state.Channel{ID: id, Platform: "console", Title: id},
+				state.Message{ChannelID: id, PlatformID: "1", SenderName: "ann", Content: "hello", Time: time.Now()})
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		h.waitIdle()
+		if p := peak.Load(); p > wakes {
+			t.Errorf("%d model calls in flight with at most %d wakes running", p, wakes)
+		}
+		got := map[string]int{}
+		h.sender.mu.Lock()
+		for _, s := range h.sender.sent {
+			got[s.ChannelID]++
+		}
+		h.sender.mu.Unlock()
+		if len(got) != channels {
+			t.Errorf("answered in %d channels, want %d: %v", len(got), channels, got)
+		}
+	})
+}

@@ -58,7 +58,10 @@ const (
 type loop struct {
 	s  *Scheduler
 	id string
-	// arrived tells a tick in flight that a new message came in.
+	// arrived tells a tick in flight that a new message came in. It is
+	// made when a wake starts and dropped when it ends (guarded by mu;
+	// the wake's own goroutines read it without), since an arrival
+	// matters only to a tick in flight.
 	arrived chan struct{}
 	// wakeMu makes the ticks of one channel never overlap; it guards carry.
 	wakeMu sync.Mutex
@@ -80,7 +83,7 @@ type loop struct {
 }
 
 func newLoop(s *Scheduler, id string) *loop {
-	return &loop{s: s, id: id, arrived: make(chan struct{}, 1)}
+	return &loop{s: s, id: id}
 }
 
 // signal schedules a wake for the given reason.
@@ -105,13 +108,13 @@ func (l *loop) signal(t Trigger) {
 	default:
 		l.setDue(now, t, false)
 	}
-	l.mu.Unlock()
-	if fromMessage(t) {
+	if fromMessage(t) && l.arrived != nil {
 		select {
 		case l.arrived <- struct{}{}:
 		default:
 		}
 	}
+	l.mu.Unlock()
 	l.schedule()
 	l.s.notifyChanged()
 }
@@ -140,7 +143,9 @@ func (l *loop) armLocked(wait time.Duration) {
 	l.timer.Reset(wait)
 }
 
-// startLocked starts the goroutine unless the scheduler is not running.
+// startLocked starts the goroutine unless the scheduler is not running,
+// once the bound on running wakes allows; until then the loop counts as
+// active and its goroutine as started, so that Close waits for it.
 func (l *loop) startLocked() {
 	ctx, ok := l.s.life.add()
 	if !ok {
@@ -150,7 +155,7 @@ func (l *loop) startLocked() {
 		l.timer.Stop()
 	}
 	l.active = true
-	go l.run(ctx)
+	l.s.wakes.enter(func() { go l.run(ctx) })
 }
 
 // setDue moves the next wake; with override the new time replaces a later
@@ -172,10 +177,18 @@ func (l *loop) busy() bool {
 // schedule starts it again then.
 func (l *loop) run(ctx context.Context) {
 	defer l.s.life.done()
+	// Before done: a loop waiting for the place is counted in the
+	// lifetime already, and starts before Close can return.
+	defer l.s.wakes.leave()
 	for {
 		l.mu.Lock()
 		if ctx.Err() != nil || l.due.IsZero() {
 			l.active = false
+			// Nothing is due: an idle loop keeps no timer.
+			if l.timer != nil {
+				l.timer.Stop()
+				l.timer = nil
+			}
 			l.mu.Unlock()
 			return
 		}

@@ -44,41 +44,50 @@ func (m *memModel) Complete(ctx context.Context, _ planner.Request) (planner.Res
 	return planner.Response{Content: m.answer, Attempts: 1}, nil
 }
 
-func inUse() uint64 {
+// memNow returns, after collecting garbage, the heap in use with the
+// goroutine stacks, and the live heap objects alone.
+func memNow() (inUse, live uint64) {
 	runtime.GC()
 	runtime.GC()
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
-	return ms.HeapInuse + ms.StackInuse
+	return ms.HeapInuse + ms.StackInuse, ms.HeapAlloc
 }
 
 // BenchmarkChannelMemory reports the memory one channel holds in the
 // runtime (scheduler, prompt builder caches; not the database) in three
 // states: idle after a wake answered its message, waiting on the model
-// with its call in flight, and asleep after the model chose to sleep.
-// Run it with -benchtime=1x: each run sets up a thousand channels.
+// with its call in flight, and asleep after the model chose to sleep; and
+// idle again for channels with a full history window (20 messages) before
+// that message. bytes/channel is the heap in use and goroutine stacks
+// (what the process holds, fragmentation included), live-bytes/channel
+// the heap objects alone. Run it with -benchtime=1x: each run sets up a
+// thousand channels.
 func BenchmarkChannelMemory(b *testing.B) {
 	const n = 1000
 	tests := []struct {
-		name   string
-		answer string
-		block  bool
+		name    string
+		answer  string
+		block   bool
+		history int
 	}{
-		{"idle", `{"action":"continue"}`, false},
-		{"waiting", `{"action":"continue"}`, true},
-		{"asleep", `{"action":"sleep","duration":600000}`, false},
+		{"idle", `{"action":"continue"}`, false, 0},
+		{"waiting", `{"action":"continue"}`, true, 0},
+		{"asleep", `{"action":"sleep","duration":600000}`, false, 0},
+		{"idle-history", `{"action":"continue"}`, false, 20},
 	}
 	for _, tt := range tests {
 		b.Run(tt.name, func(b *testing.B) {
 			for range b.N {
-				perChannel := channelMemory(b, n, tt.answer, tt.block)
-				b.ReportMetric(perChannel, "bytes/channel")
+				inUse, live := channelMemory(b, n, tt.answer, tt.block, tt.history)
+				b.ReportMetric(inUse, "bytes/channel")
+				b.ReportMetric(live, "live-bytes/channel")
 			}
 		})
 	}
 }
 
-func channelMemory(b *testing.B, n int, answer string, block bool) float64 {
+func channelMemory(b *testing.B, n int, answer string, block bool, history int) (inUse, live float64) {
 	b.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -130,13 +139,19 @@ func channelMemory(b *testing.B, n int, answer string, block bool) float64 {
 			b.Fatal(err)
 		}
 	}
+	// The history is in the store (not counted) before the channels wake.
+	for i := range n {
+		if err := addHistory(ctx, st, "c"+strconv.Itoa(i), "chat "+strconv.Itoa(i), history); err != nil {
+			b.Fatal(err)
+		}
+	}
 	if !block {
 		deliver(-1)
 		if err := waitIdle(ctx, s); err != nil {
 			b.Fatal(err)
 		}
 	}
-	before := inUse()
+	inUse0, live0 := memNow()
 	b.ResetTimer()
 	for i := range n {
 		deliver(i)
@@ -151,8 +166,31 @@ func channelMemory(b *testing.B, n int, answer string, block bool) float64 {
 		b.Fatal(err)
 	}
 	b.StopTimer()
-	after := inUse()
-	return float64(int64(after)-int64(before)) / float64(n)
+	inUse1, live1 := memNow()
+	return float64(int64(inUse1)-int64(inUse0)) / float64(n), float64(int64(live1)-int64(live0)) / float64(n)
+}
+
+// addHistory stores n earlier messages of a channel, read.
+func addHistory(ctx context.Context, st *sqlite.Store, id, title string, n int) error {
+	if n == 0 {
+		return nil
+	}
+	if err := st.UpsertChannel(ctx, state.Channel{ID: id, Platform: "telegram", Title: title}); err != nil {
+		return fmt.Errorf("add channel: %w", err)
+	}
+	ids := make([]int64, 0, n)
+	for j := range n {
+		m, _, err := st.Ingest(ctx, state.Message{ChannelID: id, PlatformID: "h" + strconv.Itoa(j), SenderName: "user",
+			Content: "an earlier message of this chat, number " + strconv.Itoa(j), Time: time.Now().Add(-time.Hour)})
+		if err != nil {
+			return fmt.Errorf("add history: %w", err)
+		}
+		ids = append(ids, m.ID)
+	}
+	if err := st.MarkRead(ctx, ids); err != nil {
+		return fmt.Errorf("mark history read: %w", err)
+	}
+	return nil
 }
 
 func waitIdle(ctx context.Context, s *scheduler.Scheduler) error {

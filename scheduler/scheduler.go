@@ -79,6 +79,12 @@ const (
 	DefaultContinueDelay = time.Second
 	// DefaultConcurrency bounds the model calls in flight across channels.
 	DefaultConcurrency = 8
+	// DefaultWakesPerCall is how many wakes may run at once for each model
+	// call allowed in flight, and minWakes the fewest: a wake also reads the
+	// store, sends and pauses between its calls, and the model slots stay
+	// busy only if wakes are ready to take them.
+	DefaultWakesPerCall = 4
+	minWakes            = 16
 )
 
 // Config holds the loop's knobs. A zero value means the default noted on
@@ -102,6 +108,10 @@ type Config struct {
 	RetryDelay      time.Duration // after a failed model call; 5s
 	// Concurrency bounds the model calls in flight [DefaultConcurrency].
 	Concurrency int
+	// Wakes bounds the wakes running at once, each on a goroutine of its
+	// own [DefaultWakesPerCall × Concurrency, at least 16]; channels due
+	// beyond it wait their turn in the order they fell due.
+	Wakes int
 	// Interrupt cancels a model call when a new message arrives for its channel.
 	Interrupt bool
 	// DisplayCap bounds the messages one state message offers as new; the
@@ -190,6 +200,7 @@ func (c *Config) defaults() {
 	}
 	defInt(&c.MaxIterations, DefaultMaxIterations)
 	defInt(&c.Concurrency, DefaultConcurrency)
+	defInt(&c.Wakes, max(DefaultWakesPerCall*c.Concurrency, minWakes))
 	defInt(&c.DisplayCap, 20)
 	defInt(&c.ActionsShown, 30)
 	defInt(&c.ActionKeep, 20)
@@ -271,6 +282,8 @@ type Scheduler struct {
 	deps Deps
 	log  *zap.Logger
 	sem  chan struct{}
+	// wakes bounds the loops whose goroutine runs.
+	wakes *gate
 	// model follows whether model calls succeed, for logs and readiness.
 	model *modelHealth
 
@@ -289,7 +302,7 @@ type Scheduler struct {
 }
 
 // lifetime counts the scheduler's goroutines: the periodic tick and the
-// loops with a wake due now or running. None starts before Start or
+// loops with a wake due now or running (or waiting for their turn to). None starts before Start or
 // after Close.
 type lifetime struct {
 	mu      sync.Mutex
@@ -362,6 +375,7 @@ func New(cfg Config, deps Deps) (*Scheduler, error) {
 		log:     log,
 		model:   &modelHealth{log: log},
 		sem:     make(chan struct{}, cfg.Concurrency),
+		wakes:   newGate(cfg.Wakes),
 		loops:   map[string]*loop{},
 		changed: make(chan struct{}),
 		wakeSeq: cfg.Now().UnixMilli(),

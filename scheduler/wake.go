@@ -82,32 +82,19 @@ func (s *Scheduler) Wake(ctx context.Context, channelID string, trigger Trigger)
 func (l *loop) wake(ctx context.Context, trig Trigger) WakeReport {
 	l.wakeMu.Lock()
 	defer l.wakeMu.Unlock()
+	l.mu.Lock()
+	l.arrived = make(chan struct{}, 1)
+	l.mu.Unlock()
+	defer func() {
+		l.mu.Lock()
+		l.arrived = nil
+		l.mu.Unlock()
+	}()
 	s := l.s
-	rep := WakeReport{Trigger: trig}
-	if s.deps.Controls != nil {
-		c, err := s.deps.Controls.ChannelControl(ctx, l.id)
-		if err != nil {
-			s.log.Warn("read channel control before wake", zap.String("channel", l.id), zap.Error(err))
-		} else if now := s.cfg.Now(); c.PausedAt(now) {
-			rep.Skipped = true
-			rep.PausedUntil = c.PausedUntil
-			fields := []zap.Field{zap.String("channel", l.id), zap.String("reason", "paused by an operator"), zap.String("trigger", string(trig))}
-			if !c.PausedUntil.IsZero() {
-				fields = append(fields, zap.Time("until", c.PausedUntil))
-			}
-			s.log.Info("wake skipped", fields...)
-			if s.deps.OnSkip != nil {
-				s.deps.OnSkip(l.id, skipPaused)
-			}
-			// Every skipped wake has its reason in the store, beside the ticks.
-			if _, err := s.deps.Store.AddSkippedWake(ctx, state.SkippedWake{
-				ChannelID: l.id, Trigger: string(trig), Reason: skipPaused, Time: now,
-			}); err != nil {
-				s.log.Warn("record a wake skipped for a pause", zap.String("channel", l.id), zap.Error(err))
-			}
-			return rep
-		}
+	if rep, ok := l.paused(ctx, trig); ok {
+		return rep
 	}
+	rep := WakeReport{Trigger: trig}
 	switch {
 	case fromMessage(trig), trig == TriggerPeriodic, trig == TriggerRestart, trig == TriggerUnread,
 		trig == TriggerRetry, trig == TriggerBudgetResume:
@@ -187,6 +174,42 @@ func (l *loop) wake(ctx context.Context, trig Trigger) WakeReport {
 	return rep
 }
 
+// paused reports a wake skipped because an operator paused the channel,
+// recording why.
+func (l *loop) paused(ctx context.Context, trig Trigger) (WakeReport, bool) {
+	s := l.s
+	rep := WakeReport{Trigger: trig}
+	if s.deps.Controls == nil {
+		return rep, false
+	}
+	c, err := s.deps.Controls.ChannelControl(ctx, l.id)
+	if err != nil {
+		s.log.Warn("read channel control before wake", zap.String("channel", l.id), zap.Error(err))
+		return rep, false
+	}
+	now := s.cfg.Now()
+	if !c.PausedAt(now) {
+		return rep, false
+	}
+	rep.Skipped = true
+	rep.PausedUntil = c.PausedUntil
+	fields := []zap.Field{zap.String("channel", l.id), zap.String("reason", "paused by an operator"), zap.String("trigger", string(trig))}
+	if !c.PausedUntil.IsZero() {
+		fields = append(fields, zap.Time("until", c.PausedUntil))
+	}
+	s.log.Info("wake skipped", fields...)
+	if s.deps.OnSkip != nil {
+		s.deps.OnSkip(l.id, skipPaused)
+	}
+	// Every skipped wake has its reason in the store, beside the ticks.
+	if _, err := s.deps.Store.AddSkippedWake(ctx, state.SkippedWake{
+		ChannelID: l.id, Trigger: string(trig), Reason: skipPaused, Time: now,
+	}); err != nil {
+		s.log.Warn("record a wake skipped for a pause", zap.String("channel", l.id), zap.Error(err))
+	}
+	return rep, true
+}
+
 // next decides whether the wake goes on after a tick. Under the send-ends
 // semantics a send that went out ends the wake unless messages arrived for
 // the channel while the model was deciding, or messages the wake delivered
@@ -245,23 +268,7 @@ func (l *loop) tick(ctx context.Context, w *wakeState) tickOutcome {
 	defer freeSlot()
 	now := s.cfg.Now()
 	rec := state.Tick{ChannelID: l.id, Wake: w.id, Trigger: string(w.trigger), Now: now}
-	fail := func(what string, err error) tickOutcome {
-		if ctx.Err() != nil {
-			// Shutting down: the cancellation is not a failure to report.
-			return tickOutcome{modelErr: err}
-		}
-		if !strings.HasPrefix(err.Error(), what+":") && !strings.HasPrefix(err.Error(), what+" ") {
-			err = fmt.Errorf("%s: %w", what, err)
-		}
-		rec.ModelError = err.Error()
-		if what == "model call" {
-			s.model.observe(l.id, err)
-		} else {
-			s.log.Error("tick failed", zap.String("channel", l.id), zap.Error(err))
-		}
-		s.record(ctx, rec)
-		return tickOutcome{modelErr: err}
-	}
+	fail := func(what string, err error) tickOutcome { return l.fail(ctx, &rec, what, err) }
 
 	// Messages that arrived before the request is built are part of it.
 	select {
@@ -326,11 +333,43 @@ func (l *loop) tick(ctx context.Context, w *wakeState) tickOutcome {
 	}
 
 	s.model.observe(l.id, nil)
+	// The answer is handled in a function of its own: the frame of this
+	// one is what a wake waiting on the model keeps on its stack.
+	return l.answered(ctx, w, now, &rec, in.Incoming, prompt.Shown, resp.Content, watermark)
+}
+
+// fail records a tick that failed at what (a step, or "model call").
+func (l *loop) fail(ctx context.Context, rec *state.Tick, what string, err error) tickOutcome {
+	s := l.s
+	if ctx.Err() != nil {
+		// Shutting down: the cancellation is not a failure to report.
+		return tickOutcome{modelErr: err}
+	}
+	if !strings.HasPrefix(err.Error(), what+":") && !strings.HasPrefix(err.Error(), what+" ") {
+		err = fmt.Errorf("%s: %w", what, err)
+	}
+	rec.ModelError = err.Error()
+	if what == "model call" {
+		s.model.observe(l.id, err)
+	} else {
+		s.log.Error("tick failed", zap.String("channel", l.id), zap.Error(err))
+	}
+	s.record(ctx, *rec)
+	return tickOutcome{modelErr: err}
+}
+
+// answered handles the model's answer to a tick's request: it marks what
+// the request showed read, parses and runs the action, and records the
+// tick. incoming are the messages the request offered as new, shownIDs
+// the ids of those it showed.
+func (l *loop) answered(ctx context.Context, w *wakeState, now time.Time, rec *state.Tick, incoming []state.Message, shownIDs []int64, content string, watermark int64) tickOutcome {
+	s := l.s
+	fail := func(what string, err error) tickOutcome { return l.fail(ctx, rec, what, err) }
 
 	// Read means seen: the model has answered a request that showed these
 	// messages, the new ones in the state message and those of the
 	// previous call's read result.
-	shown := shownMessages(in.Incoming, prompt.Shown)
+	shown := shownMessages(incoming, shownIDs)
 	ids := make([]int64, 0, len(shown)+len(w.pending))
 	for _, m := range shown {
 		ids = append(ids, m.ID)
@@ -356,13 +395,13 @@ func (l *loop) tick(ctx context.Context, w *wakeState) tickOutcome {
 	out := tickOutcome{delivered: len(shown), watermark: watermark}
 
 	actRec := state.ActionRecord{ChannelID: l.id, Wake: w.id, Time: now}
-	parsed, perr := s.deps.Parser.Parse(resp.Content)
+	parsed, perr := s.deps.Parser.Parse(content)
 	if perr != nil {
 		kind := parse.KindNoAction
 		if pe := (*parse.Error)(nil); errors.As(perr, &pe) {
 			kind = pe.Kind()
 		}
-		s.log.Info("answer did not parse; the model is told why", zap.String("channel", l.id), zap.String("kind", kind), zap.Int("chars", len(resp.Content)))
+		s.log.Info("answer did not parse; the model is told why", zap.String("channel", l.id), zap.String("kind", kind), zap.Int("chars", len(content)))
 		rec.ParseError = perr.Error()
 		out.res = actions.Result{Next: true, Text: "your answer was not a valid action: " + perr.Error()}
 		actRec.Name = "invalid"
@@ -419,7 +458,7 @@ func (l *loop) tick(ctx context.Context, w *wakeState) tickOutcome {
 			s.log.Error("trim action history", zap.String("channel", l.id), zap.Error(err))
 		}
 	}
-	tickID := s.record(bg, rec)
+	tickID := s.record(bg, *rec)
 	if len(out.res.Notes) > 0 && tickID > 0 {
 		if nt, ok := s.deps.Store.(noteTicker); ok {
 			if err := nt.SetNoteTick(bg, out.res.Notes, tickID); err != nil {

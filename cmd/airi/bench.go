@@ -21,6 +21,7 @@ type benchFlags struct {
 	baseline     string
 	cpuProfile   string
 	memProfile   string
+	peakProfile  string
 	blockProfile string
 }
 
@@ -41,6 +42,7 @@ func (a *app) cmdBench(ctx context.Context, args []string) int {
 	fs.StringVar(&f.baseline, "baseline", "", "JSON results of an earlier run (--json) to print ratios against")
 	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of the scenario to this file")
 	fs.StringVar(&f.memProfile, "memprofile", "", "write a heap profile (allocations) at the end to this file")
+	fs.StringVar(&f.peakProfile, "memprofile-peak", "", "write a heap profile (memory in use) taken when the live heap peaked to this file")
 	fs.StringVar(&f.blockProfile, "blockprofile", "", "write a profile of blocking (channels, locks) to this file")
 	if code, ok := a.parseFlags(fs, args); !ok {
 		return code
@@ -88,8 +90,9 @@ func (a *app) cmdBench(ctx context.Context, args []string) int {
 		fmt.Fprintf(a.stderr, "airi bench: %v\n", err)
 		return exitFailure
 	}
-	res, err := runBench(ctx, cfg, f.spec, dir, log)
-	if perr := stop(); perr != nil && err == nil {
+	peaks := newMemPeaks(f.peakProfile)
+	res, err := runBench(ctx, cfg, f.spec, dir, peaks, log)
+	if perr := errors.Join(stop(), peaks.writeProfile()); perr != nil && err == nil {
 		err = perr
 	}
 	if err != nil {
@@ -164,11 +167,14 @@ var benchFigures = []benchFigure{
 	{"wake_latency_p99_ms", "wake latency p99", "ms", func(r benchResult) float64 { return r.WakeP99MS }},
 	{"model_calls_per_second", "model calls a second", "/s", func(r benchResult) float64 { return r.ModelCallsPerS }},
 	{"ticks_per_second", "ticks a second", "/s", func(r benchResult) float64 { return r.TicksPerS }},
-	{"model_slot_utilisation", "model slots busy while work waits", "", func(r benchResult) float64 { return r.SlotUtilisation }},
+	{"model_slot_utilisation", "model slots busy while work waits", "%", func(r benchResult) float64 { return r.SlotUtilisation }},
 	{"cpu_per_tick_ms", "runtime CPU per tick", "ms", func(r benchResult) float64 { return r.CPUPerTickMS }},
 	{"allocs_per_tick", "allocations per tick", "", func(r benchResult) float64 { return r.AllocsPerTick }},
 	{"alloc_bytes_per_tick", "bytes allocated per tick", "B", func(r benchResult) float64 { return r.BytesPerTick }},
 	{"peak_rss_mb", "peak RSS", "MB", func(r benchResult) float64 { return r.PeakRSSMB }},
+	{"peak_heap_live_mb", "peak live heap", "MB", func(r benchResult) float64 { return r.PeakHeapLiveMB }},
+	{"peak_stacks_mb", "peak goroutine stacks", "MB", func(r benchResult) float64 { return r.PeakStacksMB }},
+	{"peak_goroutines", "peak goroutines", "", func(r benchResult) float64 { return float64(r.PeakGoroutines) }},
 }
 
 // ratios divides each figure by the baseline's (new / old).
@@ -211,10 +217,9 @@ func printBench(w io.Writer, r benchResult, base *benchResult) {
 
 func fmtFigure(v float64, unit string) string {
 	switch unit {
+	case "%":
+		return fmt.Sprintf("%.1f%%", v*100)
 	case "":
-		if v <= 1 {
-			return fmt.Sprintf("%.1f%%", v*100)
-		}
 		return fmt.Sprintf("%.0f", v)
 	case "ms":
 		if v >= 100 {

@@ -31,7 +31,8 @@ func TestBenchRunsScenarios(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var out, errOut bytes.Buffer
 			a := &app{stdout: &out, stderr: &errOut, getenv: env}
-			if code := a.run(context.Background(), append([]string{"bench", "--json"}, tt.args...)); code != exitOK {
+			peak := filepath.Join(t.TempDir(), "peak.prof")
+			if code := a.run(context.Background(), append([]string{"bench", "--json", "--memprofile-peak", peak}, tt.args...)); code != exitOK {
 				t.Fatalf("exit %d; stderr:\n%s", code, errOut.String())
 			}
 			var res benchResult
@@ -43,6 +44,13 @@ func TestBenchRunsScenarios(t *testing.T) {
 			}
 			if res.ModelCalls == 0 || res.Ticks == 0 || res.Replies < res.ChatsMessaged || res.PeakRSSMB <= 0 || res.CPUPerTickMS <= 0 {
 				t.Fatalf("result %+v: missing figures", res)
+			}
+			if res.PeakHeapLiveMB <= 0 || res.PeakStacksMB <= 0 || res.PeakGoroutines <= 0 || res.RSSAtHeapPeakMB <= 0 {
+				t.Fatalf("result %+v: missing memory peaks", res)
+			}
+			// A Go profile is gzip-compressed.
+			if prof, err := os.ReadFile(peak); err != nil || !bytes.HasPrefix(prof, []byte{0x1f, 0x8b}) {
+				t.Fatalf("heap profile at the peak: %d bytes, %v", len(prof), err)
 			}
 
 			base := filepath.Join(t.TempDir(), "base.json")

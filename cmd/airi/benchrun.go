@@ -74,6 +74,12 @@ type benchResult struct {
 	WallSeconds     float64 `json:"wall_seconds"`
 	StartRSSMB      float64 `json:"start_rss_mb"`
 	PeakRSSMB       float64 `json:"peak_rss_mb"`
+	// PeakHeapLiveMB is the largest live heap a garbage collection found;
+	// RSSAtHeapPeakMB the resident size when it was found.
+	PeakHeapLiveMB  float64 `json:"peak_heap_live_mb"`
+	RSSAtHeapPeakMB float64 `json:"rss_at_heap_peak_mb"`
+	PeakStacksMB    float64 `json:"peak_stacks_mb"`
+	PeakGoroutines  int     `json:"peak_goroutines"`
 }
 
 // benchMsg is a message injected and not yet shown to the model.
@@ -250,8 +256,9 @@ func (s *benchSender) Send(_ context.Context, out state.Outgoing) (string, error
 	return "bench-" + strconv.FormatInt(s.n.Add(1), 10), nil
 }
 
-// runBench runs one scenario on a fresh SQLite database in dir.
-func runBench(ctx context.Context, cfg config, spec benchSpec, dir string, log *zap.Logger) (benchResult, error) {
+// runBench runs one scenario on a fresh SQLite database in dir; peaks
+// follows the runtime's memory while it runs.
+func runBench(ctx context.Context, cfg config, spec benchSpec, dir string, peaks *memPeaks, log *zap.Logger) (benchResult, error) {
 	cfg.DatabaseURL = ""
 	cfg.DBPath = filepath.Join(dir, "airi.db")
 	res := benchResult{Scenario: spec.name(), Concurrency: cfg.Concurrency,
@@ -324,6 +331,7 @@ func runBench(ctx context.Context, cfg config, spec benchSpec, dir string, log *
 				return
 			case now := <-t.C:
 				rec.sample(now)
+				peaks.sample()
 			}
 		}
 	}()
@@ -416,6 +424,8 @@ func runBench(ctx context.Context, cfg config, spec benchSpec, dir string, log *
 	var ms1 runtime.MemStats
 	runtime.ReadMemStats(&ms1)
 	res.PeakRSSMB = peakRSSMB()
+	res.PeakHeapLiveMB, res.RSSAtHeapPeakMB = mb(peaks.heapLive), peaks.rssAtHeapPeakMB
+	res.PeakStacksMB, res.PeakGoroutines = mb(peaks.stacks), int(peaks.goroutines)
 
 	rec.mu.Lock()
 	defer rec.mu.Unlock()

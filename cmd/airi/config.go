@@ -53,9 +53,15 @@ type config struct {
 	ContinueDelay time.Duration
 	SleepMax      time.Duration
 	Concurrency   int
-	Interrupt     string
+	// Wakes bounds the wakes running at once; zero leaves the scheduler's
+	// default (a multiple of Concurrency).
+	Wakes     int
+	Interrupt string
 	// PromptMaxTokens bounds one model request (o200k estimate).
 	PromptMaxTokens int
+	// PromptCacheChannels bounds the channels whose rendered system
+	// message and history token counts are kept between ticks.
+	PromptCacheChannels int
 
 	MaxSendChars int
 	MaxSendParts int
@@ -107,7 +113,7 @@ var settingNames = []string{
 	"LLM_API_BASE_URL", "LLM_API_KEY", "LLM_MODEL", "LLM_TIMEOUT", "LLM_TEMPERATURE", "LLM_MAX_TOKENS",
 	"LLM_JSON_MODE", "LLM_EXTRA_BODY", "LLM_RESPONSE_LANGUAGE", "LLM_SEND_USER", "AIRI_BOT_NAME",
 	"PROMPTS_DIR", "DB_PATH", "DATABASE_URL", "AIRI_LEASE_TTL", "AIRI_HISTORY", "AIRI_DEBOUNCE", "AIRI_TICK_INTERVAL", "AIRI_MAX_ITERATIONS",
-	"AIRI_CONTINUE_DELAY", "AIRI_SLEEP_MAX", "AIRI_MODEL_CONCURRENCY", "AIRI_INTERRUPT", "AIRI_PROMPT_MAX_TOKENS", "AIRI_ALLOW_CHANNELS",
+	"AIRI_CONTINUE_DELAY", "AIRI_SLEEP_MAX", "AIRI_MODEL_CONCURRENCY", "AIRI_WAKE_CONCURRENCY", "AIRI_INTERRUPT", "AIRI_PROMPT_MAX_TOKENS", "AIRI_PROMPT_CACHE_CHANNELS", "AIRI_ALLOW_CHANNELS",
 	"AIRI_MAX_SEND_CHARS", "AIRI_MAX_SEND_PARTS",
 	"SATORI_WS_URL", "SATORI_API_BASE_URL", "SATORI_TOKEN", "TELEGRAM_BOT_TOKEN", "TELEGRAM_API_BASE_URL",
 	"TELEGRAM_WEBHOOK_URL", "TELEGRAM_WEBHOOK_SECRET", "AIRI_WEBHOOK_ADDR",
@@ -373,7 +379,7 @@ func defaultConfig() config {
 		History: planner.DefaultHistoryLimit, Debounce: scheduler.DefaultDebounce, TickInterval: scheduler.DefaultTickInterval,
 		MaxIterations: scheduler.DefaultMaxIterations, ContinueDelay: scheduler.DefaultContinueDelay,
 		SleepMax: actions.DefaultSleepMax, Concurrency: scheduler.DefaultConcurrency, Interrupt: defaultInterrupt,
-		PromptMaxTokens: planner.DefaultMaxTokens, MaxSendChars: actions.DefaultMaxSendChars, MaxSendParts: actions.DefaultMaxSendParts,
+		PromptMaxTokens: planner.DefaultMaxTokens, PromptCacheChannels: planner.DefaultCachedChannels, MaxSendChars: actions.DefaultMaxSendChars, MaxSendParts: actions.DefaultMaxSendParts,
 		TelegramAPIBaseURL: telegram.DefaultAPIBaseURL, AdminAddr: defaultAdminAddr, LogLevel: defaultLogLevel,
 		WebhookAddr: defaultWebhookAddr, Attention: attention.Policy{Default: attention.Defaults()}, BudgetTZ: time.UTC,
 		TickRetention: defaultTickRetention, GiveUp: defaultGiveUp,
@@ -478,6 +484,10 @@ func parseConfig(v map[string]string) (config, error) {
 	dur("AIRI_CONTINUE_DELAY", &c.ContinueDelay, true)
 	dur("AIRI_SLEEP_MAX", &c.SleepMax, false)
 	num("AIRI_MODEL_CONCURRENCY", &c.Concurrency, 1)
+	// Empty leaves the default, which follows AIRI_MODEL_CONCURRENCY.
+	if strings.TrimSpace(v["AIRI_WAKE_CONCURRENCY"]) != "" {
+		num("AIRI_WAKE_CONCURRENCY", &c.Wakes, 1)
+	}
 	str("AIRI_INTERRUPT", &c.Interrupt)
 	if c.Interrupt != "cancel" && c.Interrupt != "finish" {
 		bad("AIRI_INTERRUPT", c.Interrupt, "want cancel or finish")
@@ -487,6 +497,7 @@ func parseConfig(v map[string]string) (config, error) {
 	// The system message alone takes about a thousand tokens; below
 	// minPromptTokens no history or new message would fit beside it.
 	num("AIRI_PROMPT_MAX_TOKENS", &c.PromptMaxTokens, minPromptTokens)
+	num("AIRI_PROMPT_CACHE_CHANNELS", &c.PromptCacheChannels, 1)
 	if x, ok := v["AIRI_ALLOW_CHANNELS"]; ok {
 		for _, id := range strings.Split(x, ",") {
 			if id = strings.TrimSpace(id); id != "" {

@@ -151,7 +151,7 @@ func TestRunTelegramBurst(t *testing.T) {
 	t.Logf("burst of %d chats: last reply %.2fs after the first message; reply latency p50 %.2fs, p99 %.2fs; all stored (confirmed) after %.2fs",
 		n, last.Sub(first).Seconds(), pct(lat, 0.50).Seconds(), pct(lat, 0.99).Seconds(), intake.Sub(first).Seconds())
 	t.Logf("bot: idle RSS %.1f MB (%.1f MB anonymous, %.1f MB mapped from files), peak RSS %.1f MB, CPU %.2fs in the burst; test process (both fakes) CPU %.2fs",
-		mb(idleKB), mb(idleAnonKB), mb(idleFileKB), mb(peakKB), cpu1-cpu0, self1-self0)
+		kbToMB(idleKB), kbToMB(idleAnonKB), kbToMB(idleFileKB), kbToMB(peakKB), cpu1-cpu0, self1-self0)
 	t.Logf("calls: %d to the model over %d new connections; %d getUpdates, %d sendMessage, %d sendChatAction over %d new connections",
 		model.Calls(), modelConns.Load()-modelConns0, tg.Calls("getUpdates"), tg.Calls("sendMessage"), tg.Calls("sendChatAction"), tgConns.Load()-tgConns0)
 }
@@ -236,7 +236,7 @@ func selfCPU(t *testing.T) float64 {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
 }
 
-func mb(kb int64) float64 { return float64(kb) / 1024 }
+func kbToMB(kb int64) float64 { return float64(kb) / 1024 }
 
 func pct(ds []time.Duration, q float64) time.Duration {
 	if len(ds) == 0 {

@@ -134,7 +134,8 @@ func openRuntime(cfg config, log *zap.Logger, opt runtimeOptions) (_ *bot, err e
 		controls = ops
 	}
 	// The history window is the builder's; the scheduler asks it.
-	rt.builder = planner.NewBuilder(rt.prompts, rt.reg, planner.BuilderOptions{HistoryLimit: cfg.History, MaxTokens: cfg.PromptMaxTokens, Notes: rt.store})
+	rt.builder = planner.NewBuilder(rt.prompts, rt.reg, planner.BuilderOptions{HistoryLimit: cfg.History, MaxTokens: cfg.PromptMaxTokens,
+		CachedChannels: cfg.PromptCacheChannels, Notes: rt.store})
 	policy := attentionPolicy(cfg.Attention, rt.botName)
 	var (
 		bud   scheduler.Budget
@@ -160,6 +161,7 @@ func openRuntime(cfg config, log *zap.Logger, opt runtimeOptions) (_ *bot, err e
 		ContinueDelay:   cfg.ContinueDelay,
 		NoContinueDelay: cfg.ContinueDelay == 0,
 		Concurrency:     cfg.Concurrency,
+		Wakes:           cfg.Wakes,
 		Interrupt:       cfg.Interrupt == "cancel",
 		BotName:         rt.botName,
 		Language:        cfg.Language,

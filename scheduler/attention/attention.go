@@ -195,11 +195,19 @@ type Channel struct {
 	botStreak   int  // replies in a row to a bot
 	lastFromBot bool // the newest incoming message came from a bot
 	senders     map[string]*window
+	// swept is when senders idle for a whole period were last forgotten
+	// (Unix nanoseconds).
+	swept int64
 }
 
 // maxSenders bounds the senders whose rate is tracked per channel; beyond
-// it, senders idle for a whole period are forgotten.
-const maxSenders = 1024
+// it, senders idle for a whole period are forgotten. Past sweepSenders
+// they are forgotten too, at most once a period, so that a quiet group
+// keeps only the senders of its last period or two.
+const (
+	maxSenders   = 1024
+	sweepSenders = 16
+)
 
 // Decide returns whether m wakes the channel under s and updates the state.
 func (c *Channel) Decide(s *Settings, m Message) Decision {
@@ -341,10 +349,11 @@ func NormalizeWords(words []string) []string {
 	return out
 }
 
-// window holds the times of a sender's latest messages that counted
-// toward the rate, oldest first, as a ring.
+// window holds the times (Unix nanoseconds) of a sender's latest messages
+// that counted toward the rate, oldest first, as a ring. It grows with the
+// messages counted, up to the rate's count.
 type window struct {
-	times []time.Time
+	times []int64
 	next  int
 }
 
@@ -355,35 +364,44 @@ func (c *Channel) allowSender(r Rate, sender string, now time.Time) bool {
 	if r.N <= 0 || sender == "" {
 		return true
 	}
+	at := now.UnixNano()
 	if c.senders == nil {
 		c.senders = map[string]*window{}
 	}
 	w := c.senders[sender]
 	if w == nil {
-		if len(c.senders) >= maxSenders {
-			c.forgetIdle(r, now)
+		n := len(c.senders)
+		if n >= maxSenders || (n >= sweepSenders && at-c.swept >= int64(r.Per)) {
+			c.forgetIdle(r, at)
+			c.swept = at
 		}
-		w = &window{times: make([]time.Time, 0, min(r.N, 64))}
+		w = &window{}
 		c.senders[sender] = w
 	}
 	if len(w.times) < r.N {
-		w.times = append(w.times, now)
+		if len(w.times) == cap(w.times) {
+			grown := make([]int64, len(w.times), max(min(2*cap(w.times), r.N), len(w.times)+1))
+			copy(grown, w.times)
+			w.times = grown
+		}
+		w.times = append(w.times, at)
 		return true
 	}
 	// The ring is full: the oldest kept time is at next.
-	if now.Sub(w.times[w.next]) < r.Per {
+	if at-w.times[w.next] < int64(r.Per) {
 		return false
 	}
-	w.times[w.next] = now
+	w.times[w.next] = at
 	w.next = (w.next + 1) % len(w.times)
 	return true
 }
 
-// forgetIdle drops senders with no counted message within a period.
-func (c *Channel) forgetIdle(r Rate, now time.Time) {
+// forgetIdle drops senders with no counted message within a period: their
+// next message is within the rate whether they are remembered or not.
+func (c *Channel) forgetIdle(r Rate, at int64) {
 	for id, w := range c.senders {
 		newest := w.times[(w.next+len(w.times)-1)%len(w.times)]
-		if now.Sub(newest) >= r.Per {
+		if at-newest >= int64(r.Per) {
 			delete(c.senders, id)
 		}
 	}
