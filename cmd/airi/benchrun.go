@@ -19,6 +19,7 @@ import (
 
 	"github.com/airi-go/airi/planner"
 	"github.com/airi-go/airi/state"
+	"github.com/airi-go/airi/state/sqlite"
 )
 
 // benchSpec is one scenario of airi bench.
@@ -70,10 +71,14 @@ type benchResult struct {
 	AllocsPerTick   float64 `json:"allocs_per_tick"`
 	BytesPerTick    float64 `json:"alloc_bytes_per_tick"`
 	CPUPerTickMS    float64 `json:"cpu_per_tick_ms"`
-	CPUSeconds      float64 `json:"cpu_seconds"`
-	WallSeconds     float64 `json:"wall_seconds"`
-	StartRSSMB      float64 `json:"start_rss_mb"`
-	PeakRSSMB       float64 `json:"peak_rss_mb"`
+	// Store work per tick, ingest included (SQLite only).
+	StatementsPerTick float64 `json:"statements_per_tick,omitempty"`
+	WritesPerTick     float64 `json:"write_transactions_per_tick,omitempty"`
+	ReadsPerTick      float64 `json:"read_transactions_per_tick,omitempty"`
+	CPUSeconds        float64 `json:"cpu_seconds"`
+	WallSeconds       float64 `json:"wall_seconds"`
+	StartRSSMB        float64 `json:"start_rss_mb"`
+	PeakRSSMB         float64 `json:"peak_rss_mb"`
 	// PeakHeapLiveMB is the largest live heap a garbage collection found;
 	// RSSAtHeapPeakMB the resident size when it was found.
 	PeakHeapLiveMB  float64 `json:"peak_heap_live_mb"`
@@ -311,6 +316,11 @@ func runBench(ctx context.Context, cfg config, spec benchSpec, dir string, peaks
 	}
 	res.Channels = channels
 
+	counted, _ := store.(interface{ Work() sqlite.Work })
+	var work0 sqlite.Work
+	if counted != nil {
+		work0 = counted.Work()
+	}
 	runtime.GC()
 	res.StartRSSMB = rssMB("VmRSS")
 	resetPeakRSS()
@@ -457,6 +467,12 @@ func runBench(ctx context.Context, cfg config, spec benchSpec, dir string, peaks
 		res.AllocsPerTick = float64(ms1.Mallocs-ms0.Mallocs) / n
 		res.BytesPerTick = float64(ms1.TotalAlloc-ms0.TotalAlloc) / n
 		res.CPUPerTickMS = ms(cpu) / n
+		if counted != nil {
+			w := counted.Work()
+			res.StatementsPerTick = float64(w.Statements-work0.Statements) / n
+			res.WritesPerTick = float64(w.Writes-work0.Writes) / n
+			res.ReadsPerTick = float64(w.Reads-work0.Reads) / n
+		}
 	}
 	return res, nil
 }

@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.uber.org/zap"
@@ -50,9 +51,26 @@ type Store struct {
 	stmts map[stmtKey]*sql.Stmt
 
 	health *writeHealth
+	stats  counters
 
 	closeOnce sync.Once
 	closeErr  error
+}
+
+// Work counts what a store asked of SQLite since it was opened: the
+// statements it ran and the transactions they ran in. A statement run
+// outside a transaction is a transaction of its own.
+type Work struct {
+	Statements int64 `json:"statements"`
+	Writes     int64 `json:"write_transactions"`
+	Reads      int64 `json:"read_transactions"`
+}
+
+type counters struct{ stmts, writes, reads atomic.Int64 }
+
+// Work returns the counts of statements and transactions so far.
+func (s *Store) Work() Work {
+	return Work{Statements: s.stats.stmts.Load(), Writes: s.stats.writes.Load(), Reads: s.stats.reads.Load()}
 }
 
 type stmtKey struct {
@@ -241,6 +259,8 @@ func (s *Store) prepare(ctx context.Context, db *sql.DB, query string) (*sql.Stm
 
 // exec runs a write statement on the writer connection.
 func (s *Store) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	s.stats.stmts.Add(1)
+	s.stats.writes.Add(1)
 	st, err := s.prepare(ctx, s.writer, query)
 	if err != nil {
 		s.health.observe(err)
@@ -282,6 +302,12 @@ func (r errRow) Scan(...any) error { return r.err }
 // row runs a one-row statement on db (the writer for RETURNING, the reader
 // otherwise).
 func (s *Store) row(ctx context.Context, db *sql.DB, query string, args ...any) scanner {
+	s.stats.stmts.Add(1)
+	if db == s.writer {
+		s.stats.writes.Add(1)
+	} else {
+		s.stats.reads.Add(1)
+	}
 	st, err := s.prepare(ctx, db, query)
 	var row scanner = errRow{err}
 	if err == nil {
@@ -295,6 +321,8 @@ func (s *Store) row(ctx context.Context, db *sql.DB, query string, args ...any) 
 
 // query runs a read statement on the read pool.
 func (s *Store) query(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	s.stats.stmts.Add(1)
+	s.stats.reads.Add(1)
 	st, err := s.prepare(ctx, s.reader, query)
 	if err != nil {
 		return nil, err
@@ -307,6 +335,7 @@ func (s *Store) query(ctx context.Context, query string, args ...any) (*sql.Rows
 // that would wait for a connection while tx holds one, and the writer has
 // only one.
 func (s *Store) txStmt(ctx context.Context, tx *sql.Tx, db *sql.DB, query string) (*sql.Stmt, error) {
+	s.stats.stmts.Add(1)
 	s.mu.Lock()
 	st, ok := s.stmts[stmtKey{db, query}]
 	s.mu.Unlock()
@@ -337,6 +366,7 @@ func (s *Store) txRow(ctx context.Context, tx *sql.Tx, db *sql.DB, query string,
 // write runs fn in one write transaction and commits it.
 func (s *Store) write(ctx context.Context, fn func(tx *sql.Tx) error) (err error) {
 	defer func() { s.health.observe(err) }()
+	s.stats.writes.Add(1)
 	tx, err := s.writer.BeginTx(ctx, nil)
 	if err != nil {
 		return err
@@ -351,6 +381,7 @@ func (s *Store) write(ctx context.Context, fn func(tx *sql.Tx) error) (err error
 // read runs fn in one read transaction, so that several queries see the
 // same snapshot.
 func (s *Store) read(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	s.stats.reads.Add(1)
 	tx, err := s.reader.BeginTx(ctx, nil)
 	if err != nil {
 		return err
