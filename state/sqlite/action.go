@@ -20,12 +20,10 @@ func (s *Store) AppendAction(ctx context.Context, rec state.ActionRecord) (int64
 	if rec.ChannelID == "" {
 		return 0, errors.New("append action: empty channel id")
 	}
-	var id int64
-	err := s.row(ctx, s.writer, `
+	id, err := s.insert(ctx, `
 INSERT INTO actions (channel_id, wake, action, name, reasoning, ok, result, time)
 VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
-		rec.ChannelID, rec.Wake, encRaw(rec.Action), rec.Name, rec.Reasoning, boolInt(rec.OK), rec.Result, encTime(rec.Time),
-	).Scan(&id)
+		rec.ChannelID, rec.Wake, encRaw(rec.Action), rec.Name, rec.Reasoning, boolInt(rec.OK), rec.Result, encTime(rec.Time))
 	if err != nil {
 		return 0, fmt.Errorf("append action to %q: %w", rec.ChannelID, err)
 	}
@@ -83,7 +81,7 @@ func (s *Store) TrimActions(ctx context.Context, channelID string, keep, over in
 	if n <= over || n <= keep {
 		return nil
 	}
-	err := s.write(ctx, func(tx *sql.Tx) error {
+	err := s.batch(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		var n int
 		if err := s.txRow(ctx, tx, s.writer, trimCountSQL, channelID).Scan(&n); err != nil {
 			return err

@@ -142,17 +142,3 @@ func (h *writeHealth) err() error {
 // WriteErr returns why the store's writes are failing now, or nil when
 // the last write succeeded. Health checks report it.
 func (s *Store) WriteErr() error { return s.health.err() }
-
-// observedRow is a writer's one-row result whose Scan reports to health.
-type observedRow struct {
-	sc scanner
-	h  *writeHealth
-}
-
-func (r observedRow) Scan(dest ...any) error {
-	err := r.sc.Scan(dest...)
-	if !errors.Is(err, sql.ErrNoRows) {
-		r.h.observe(err)
-	}
-	return err
-}

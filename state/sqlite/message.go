@@ -54,7 +54,10 @@ func (s *Store) Ingest(ctx context.Context, msg state.Message) (state.Message, b
 	msg.Time = normTime(msg.Time)
 
 	var isNew bool
-	err := s.write(ctx, func(tx *sql.Tx) error {
+	in := msg
+	err := s.batch(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		// Run again from the start when its batch failed as a whole.
+		msg, isNew = in, false
 		err := s.txRow(ctx, tx, s.writer, ingestInsertSQL,
 			msg.ChannelID, msg.PlatformID, msg.SenderID, msg.SenderName, boolInt(msg.Self),
 			msg.Content, msg.ReplyTo, boolInt(msg.Mentioned), encTime(msg.Time), boolInt(msg.Read),

@@ -24,12 +24,10 @@ func (s *Store) AddOutbox(ctx context.Context, e state.OutboxEntry) (int64, erro
 	if e.Updated.IsZero() {
 		e.Updated = e.Created
 	}
-	var id int64
-	err := s.row(ctx, s.writer, `
+	id, err := s.insert(ctx, `
 INSERT INTO outbox (channel_id, content, reply_to, state, platform_id, error, created, updated)
 VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
-		e.ChannelID, e.Content, e.ReplyTo, string(e.State), e.PlatformID, e.Error, encTime(e.Created), encTime(e.Updated),
-	).Scan(&id)
+		e.ChannelID, e.Content, e.ReplyTo, string(e.State), e.PlatformID, e.Error, encTime(e.Created), encTime(e.Updated))
 	if err != nil {
 		return 0, fmt.Errorf("add outbox entry for %q: %w", e.ChannelID, err)
 	}

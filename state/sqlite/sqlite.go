@@ -53,6 +53,8 @@ type Store struct {
 	health *writeHealth
 	stats  counters
 
+	batcher batcher // group commit (commit.go)
+
 	closeOnce sync.Once
 	closeErr  error
 }
@@ -158,6 +160,7 @@ func Open(ctx context.Context, path string, logger *zap.Logger) (_ *Store, err e
 	if err := s.openReader(ctx, pragmas); err != nil {
 		return nil, err
 	}
+	s.batcher.on = true
 	return s, nil
 }
 
@@ -257,18 +260,33 @@ func (s *Store) prepare(ctx context.Context, db *sql.DB, query string) (*sql.Stm
 	return st, nil
 }
 
-// exec runs a write statement on the writer connection.
-func (s *Store) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
-	s.stats.stmts.Add(1)
-	s.stats.writes.Add(1)
+// exec runs a write statement on the writer connection, batched with
+// others arriving at the same time.
+func (s *Store) exec(ctx context.Context, query string, args ...any) (res sql.Result, err error) {
 	st, err := s.prepare(ctx, s.writer, query)
 	if err != nil {
 		s.health.observe(err)
 		return nil, err
 	}
-	res, err := st.ExecContext(ctx, args...)
-	s.health.observe(err)
+	err = s.batchStmt(ctx, st, func(ctx context.Context, st *sql.Stmt) error {
+		res, err = st.ExecContext(ctx, args...)
+		return err
+	})
 	return res, err
+}
+
+// insert runs an INSERT ... RETURNING id on the writer connection,
+// batched with others arriving at the same time, and returns the id.
+func (s *Store) insert(ctx context.Context, query string, args ...any) (id int64, err error) {
+	st, err := s.prepare(ctx, s.writer, query)
+	if err != nil {
+		s.health.observe(err)
+		return 0, err
+	}
+	err = s.batchStmt(ctx, st, func(ctx context.Context, st *sql.Stmt) error {
+		return st.QueryRowContext(ctx, args...).Scan(&id)
+	})
+	return id, err
 }
 
 // scanner is a *sql.Row or *sql.Rows.
@@ -299,24 +317,16 @@ type errRow struct{ err error }
 
 func (r errRow) Scan(...any) error { return r.err }
 
-// row runs a one-row statement on db (the writer for RETURNING, the reader
-// otherwise).
+// row runs a one-row statement on db, the read pool (writes returning a
+// row use insert).
 func (s *Store) row(ctx context.Context, db *sql.DB, query string, args ...any) scanner {
 	s.stats.stmts.Add(1)
-	if db == s.writer {
-		s.stats.writes.Add(1)
-	} else {
-		s.stats.reads.Add(1)
-	}
+	s.stats.reads.Add(1)
 	st, err := s.prepare(ctx, db, query)
-	var row scanner = errRow{err}
-	if err == nil {
-		row = st.QueryRowContext(ctx, args...)
+	if err != nil {
+		return errRow{err}
 	}
-	if db == s.writer {
-		return observedRow{sc: row, h: s.health}
-	}
-	return row
+	return st.QueryRowContext(ctx, args...)
 }
 
 // query runs a read statement on the read pool.

@@ -39,16 +39,14 @@ func (s *Store) AddTick(ctx context.Context, t state.Tick) (int64, error) {
 		}
 		sections = string(b)
 	}
-	var id int64
-	err = s.row(ctx, s.writer, `
+	id, err := s.insert(ctx, `
 INSERT INTO ticks (channel_id, wake, trigger, now, request, raw, reasoning,
 	prompt_tokens, completion_tokens, cached_tokens, latency_ms,
 	action, parse_error, model_error, notes, result, ok, effects, sections)
 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
 		t.ChannelID, t.Wake, t.Trigger, encTime(t.Now), string(reqJSON), t.Raw, t.Reasoning,
 		t.Usage.PromptTokens, t.Usage.CompletionTokens, t.Usage.CachedTokens, t.LatencyMS,
-		encRaw(t.Action), t.ParseError, t.ModelError, notes, t.Result, boolInt(t.OK), encRaw(t.Effects), sections,
-	).Scan(&id)
+		encRaw(t.Action), t.ParseError, t.ModelError, notes, t.Result, boolInt(t.OK), encRaw(t.Effects), sections)
 	if err != nil {
 		return 0, fmt.Errorf("add tick for %q: %w", t.ChannelID, err)
 	}

@@ -1,0 +1,173 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"sync"
+
+	"go.uber.org/zap"
+)
+
+// Group commit. Most writes of a tick are one small statement each (a
+// message stored, a read mark, an outbox entry, an action or tick record),
+// and committing one costs more than running it: the pages it touched go
+// to the WAL as frames, the WAL index is updated, locks are taken and
+// released. The writes of many channels arrive together, so the writes
+// that wait for the writer connection run in one SQLite transaction and
+// are committed once:
+//
+//   - the first caller to find no batch running runs the batch, its own
+//     write and those that queued meanwhile, then the next batch while
+//     writes keep queueing; the others wait for their outcome;
+//   - a caller returns only once its write is committed, as before;
+//   - when one write of a batch fails, or the commit does, the
+//     transaction is rolled back and each of its writes runs again in a
+//     transaction of its own, so that no write fails or is lost because
+//     of another one;
+//   - a write runs to its end once started: it is not interrupted when
+//     its caller's context ends (a caller whose context ended before its
+//     turn gets the context's error and nothing is written).
+//
+// A write given to batch must do nothing besides its statements that
+// running it a second time would repeat (such as appending to a caller's
+// slice): it runs again after its batch was rolled back.
+
+// maxBatch bounds the writes committed together, so that a caller's wait
+// stays short while others keep arriving.
+const maxBatch = 64
+
+// txFunc is the work of one write transaction. Its ctx is the caller's,
+// without its cancellation.
+type txFunc func(ctx context.Context, tx *sql.Tx) error
+
+// writeReq is one write waiting for the writer.
+type writeReq struct {
+	ctx context.Context
+	fn  txFunc
+	// alone, when set, does the work of fn outside a transaction: a
+	// single statement runs cheaper on its own than between BEGIN and
+	// COMMIT.
+	alone func(ctx context.Context) error
+	done  chan error
+}
+
+// batcher queues the writes that arrive while a batch runs.
+type batcher struct {
+	mu      sync.Mutex
+	on      bool // set once Open is done: migrations run alone
+	running bool
+	queue   []*writeReq
+}
+
+// batch runs fn in a write transaction that it may share with other
+// writes arriving at the same time (see Group commit), and returns once
+// it is committed or has failed.
+func (s *Store) batch(ctx context.Context, fn txFunc) error {
+	return s.enqueue(&writeReq{ctx: ctx, fn: fn})
+}
+
+// batchStmt is batch for one statement: st, prepared on the writer, run
+// with args by run.
+func (s *Store) batchStmt(ctx context.Context, st *sql.Stmt, run func(ctx context.Context, st *sql.Stmt) error) error {
+	return s.enqueue(&writeReq{ctx: ctx,
+		fn: func(ctx context.Context, tx *sql.Tx) error {
+			s.stats.stmts.Add(1)
+			return run(ctx, tx.StmtContext(ctx, st))
+		},
+		alone: func(ctx context.Context) error {
+			s.stats.stmts.Add(1)
+			s.stats.writes.Add(1)
+			return run(ctx, st)
+		},
+	})
+}
+
+func (s *Store) enqueue(r *writeReq) error {
+	ctx := r.ctx
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	b := &s.batcher
+	r.done = make(chan error, 1)
+	b.mu.Lock()
+	if !b.on {
+		b.mu.Unlock()
+		return s.commitOne(r)
+	}
+	b.queue = append(b.queue, r)
+	if b.running {
+		b.mu.Unlock()
+		return <-r.done
+	}
+	b.running = true
+	for len(b.queue) > 0 {
+		n := min(len(b.queue), maxBatch)
+		batch := b.queue[:n:n]
+		b.queue = b.queue[n:]
+		b.mu.Unlock()
+		s.commit(batch)
+		b.mu.Lock()
+	}
+	b.running = false
+	b.queue = nil
+	b.mu.Unlock()
+	return <-r.done
+}
+
+// commit runs one batch and answers each of its callers.
+func (s *Store) commit(batch []*writeReq) {
+	live := make([]*writeReq, 0, len(batch))
+	for _, r := range batch {
+		if err := r.ctx.Err(); err != nil {
+			r.done <- err
+			continue
+		}
+		live = append(live, r)
+	}
+	switch len(live) {
+	case 0:
+		return
+	case 1:
+		live[0].done <- s.commitOne(live[0])
+		return
+	}
+	if err := s.commitMany(live); err != nil {
+		s.logger.Debug("a batch of writes was rolled back; running each alone", zap.Int("writes", len(live)), zap.Error(err))
+		for _, r := range live {
+			r.done <- s.commitOne(r)
+		}
+		return
+	}
+	s.health.observe(nil)
+	for _, r := range live {
+		r.done <- nil
+	}
+}
+
+// commitOne runs one write in a transaction of its own.
+func (s *Store) commitOne(r *writeReq) error {
+	ctx := context.WithoutCancel(r.ctx)
+	if r.alone != nil {
+		err := r.alone(ctx)
+		s.health.observe(err)
+		return err
+	}
+	return s.write(ctx, func(tx *sql.Tx) error { return r.fn(ctx, tx) })
+}
+
+// commitMany runs writes in one transaction and commits it; on the first
+// error it rolls everything back.
+func (s *Store) commitMany(live []*writeReq) (err error) {
+	s.stats.writes.Add(1)
+	tx, err := s.writer.BeginTx(context.Background(), nil)
+	if err != nil {
+		return err
+	}
+	for _, r := range live {
+		if err := r.fn(context.WithoutCancel(r.ctx), tx); err != nil {
+			_ = tx.Rollback()
+			return err
+		}
+	}
+	return tx.Commit()
+}
