@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
+	"sync"
 
 	"github.com/airi-go/airi/state"
 )
@@ -25,7 +27,12 @@ func (s *Store) UpsertChannel(ctx context.Context, ch state.Channel) error {
 		}
 		members = string(b)
 	}
-	_, err := s.exec(ctx, `
+	// One upsert at a time, so that what the cache keeps is what the
+	// last write stored.
+	s.chans.upsert.Lock()
+	defer s.chans.upsert.Unlock()
+	s.chans.set(ch.ID, nil)
+	query := `
 INSERT INTO channels (id, platform, native_id, grp, title, members)
 VALUES (?1, ?2, ?3, ?4, ?5, coalesce(?6, '[]'))
 ON CONFLICT (id) DO UPDATE SET
@@ -33,11 +40,20 @@ ON CONFLICT (id) DO UPDATE SET
 	native_id = excluded.native_id,
 	grp       = excluded.grp,
 	title     = CASE WHEN excluded.title = '' THEN channels.title ELSE excluded.title END,
-	members   = coalesce(?6, channels.members)`,
-		ch.ID, ch.Platform, ch.NativeID, boolInt(ch.Group), ch.Title, members)
+	members   = coalesce(?6, channels.members)
+RETURNING ` + channelCols
+	st, err := s.prepare(ctx, s.writer, query)
+	var stored state.Channel
+	if err == nil {
+		err = s.batchStmt(ctx, st, func(ctx context.Context, st *sql.Stmt) error {
+			stored, err = scanChannel(st.QueryRowContext(ctx, ch.ID, ch.Platform, ch.NativeID, boolInt(ch.Group), ch.Title, members))
+			return err
+		})
+	}
 	if err != nil {
 		return fmt.Errorf("upsert channel %q: %w", ch.ID, err)
 	}
+	s.chans.set(ch.ID, &stored)
 	return nil
 }
 
@@ -61,7 +77,14 @@ func scanChannel(sc scanner) (state.Channel, error) {
 
 // Channel returns one channel, or state.ErrNotFound.
 func (s *Store) Channel(ctx context.Context, id string) (state.Channel, error) {
+	if ch, ok := s.chans.get(id); ok {
+		return ch, nil
+	}
+	gen := s.chans.generation()
 	ch, err := scanChannel(s.row(ctx, s.reader, `SELECT `+channelCols+` FROM channels WHERE id = ?`, id))
+	if err == nil {
+		s.chans.put(gen, ch)
+	}
 	if errors.Is(err, sql.ErrNoRows) {
 		return state.Channel{}, fmt.Errorf("get channel %q: %w", id, state.ErrNotFound)
 	}
@@ -78,4 +101,71 @@ func (s *Store) Channels(ctx context.Context) ([]state.Channel, error) {
 		return nil, fmt.Errorf("list channels: %w", err)
 	}
 	return out, nil
+}
+
+// channelCache keeps the channels read, so that the lookups of every
+// message and tick cost no query. Only UpsertChannel changes a channel,
+// and only the process that owns the database writes it (cmd/airi takes
+// a lock for that); a store opened read only, beside a running bot, keeps
+// no cache. An upsert drops the entry before it writes and sets it after
+// (when it knows the row), and a read that began before either is not
+// kept.
+type channelCache struct {
+	upsert sync.Mutex // held by UpsertChannel
+
+	mu  sync.Mutex
+	on  bool
+	gen uint64
+	m   map[string]state.Channel
+}
+
+func (c *channelCache) get(id string) (state.Channel, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	ch, ok := c.m[id]
+	if ok {
+		ch.Members = slices.Clone(ch.Members)
+	}
+	return ch, ok
+}
+
+func (c *channelCache) generation() uint64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.gen
+}
+
+// put keeps ch, read when the cache was at generation gen.
+func (c *channelCache) put(gen uint64, ch state.Channel) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.on || gen != c.gen {
+		return
+	}
+	if c.m == nil {
+		c.m = map[string]state.Channel{}
+	}
+	ch.Members = slices.Clone(ch.Members)
+	c.m[ch.ID] = ch
+}
+
+// set keeps ch as channel id, or drops id when ch is nil, and makes the
+// reads that began before it not kept.
+func (c *channelCache) set(id string, ch *state.Channel) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.gen++
+	if ch == nil || !c.on {
+		delete(c.m, id)
+		return
+	}
+	if c.m == nil {
+		c.m = map[string]state.Channel{}
+	}
+	v := *ch
+	v.Members = nil // as scanChannel reads an empty list
+	if len(ch.Members) > 0 {
+		v.Members = slices.Clone(ch.Members)
+	}
+	c.m[id] = v
 }

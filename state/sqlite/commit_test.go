@@ -148,3 +148,48 @@ func TestBatchConcurrentWrites(t *testing.T) {
 		t.Errorf("%d ids, %d unread; want %d", len(seen), total, writers*each)
 	}
 }
+
+// TestChannelCacheFollowsUpserts reads a channel while it is upserted from
+// other goroutines: once they are done, the channel read is the last one
+// written, and changing a returned channel changes nothing stored.
+func TestChannelCacheFollowsUpserts(t *testing.T) {
+	s, err := Open(context.Background(), filepath.Join(t.TempDir(), "airi.db"), zaptest.NewLogger(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ctx := context.Background()
+	var wg sync.WaitGroup
+	for w := range 4 {
+		wg.Add(2)
+		go func() {
+			defer wg.Done()
+			for i := range 25 {
+				if err := s.UpsertChannel(ctx, state.Channel{ID: "c", Platform: "telegram", Title: fmt.Sprint("t", w, "-", i)}); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		}()
+		go func() {
+			defer wg.Done()
+			for range 25 {
+				if _, err := s.Channel(ctx, "c"); err != nil && !errors.Is(err, state.ErrNotFound) {
+					t.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if err := s.UpsertChannel(ctx, state.Channel{ID: "c", Platform: "telegram", Title: "last", Members: []string{"Ann"}}); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		ch, err := s.Channel(ctx, "c")
+		if err != nil || ch.Title != "last" || len(ch.Members) != 1 || ch.Members[0] != "Ann" {
+			t.Fatalf("Channel = %+v, %v; want the last upsert", ch, err)
+		}
+		ch.Members[0] = "changed by the caller"
+	}
+}

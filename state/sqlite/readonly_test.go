@@ -45,3 +45,33 @@ func TestOpenReadOnly(t *testing.T) {
 		t.Error("OpenReadOnly of a missing file succeeded")
 	}
 }
+
+// TestReadOnlySeesChannelChanges reads a channel through a read-only store
+// while the writing store changes it: the reader keeps no copy of its own.
+func TestReadOnlySeesChannelChanges(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "airi.db")
+	rw := open(t, path)
+	defer rw.Close()
+	if err := rw.UpsertChannel(ctx, state.Channel{ID: "c1", Platform: "telegram", Title: "Old"}); err != nil {
+		t.Fatal(err)
+	}
+	ro, err := sqlite.OpenReadOnly(ctx, path, zaptest.NewLogger(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ro.Close()
+	for _, title := range []string{"Old", "New"} {
+		if title == "New" {
+			if err := rw.UpsertChannel(ctx, state.Channel{ID: "c1", Platform: "telegram", Title: "New"}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for name, s := range map[string]*sqlite.Store{"writer": rw, "reader": ro} {
+			ch, err := s.Channel(ctx, "c1")
+			if err != nil || ch.Title != title {
+				t.Errorf("%s: Channel = %+v, %v; want title %q", name, ch, err, title)
+			}
+		}
+	}
+}

@@ -53,7 +53,8 @@ type Store struct {
 	health *writeHealth
 	stats  counters
 
-	batcher batcher // group commit (commit.go)
+	batcher batcher      // group commit (commit.go)
+	chans   channelCache // channels read (channel.go)
 
 	closeOnce sync.Once
 	closeErr  error
@@ -161,6 +162,7 @@ func Open(ctx context.Context, path string, logger *zap.Logger) (_ *Store, err e
 		return nil, err
 	}
 	s.batcher.on = true
+	s.chans.on = true
 	return s, nil
 }
 
