@@ -446,19 +446,29 @@ func (l *loop) answered(ctx context.Context, w *wakeState, now time.Time, rec *s
 	}
 	// What happened is recorded even when shutdown cancelled the tick.
 	bg := context.WithoutCancel(ctx)
+	var act *state.ActionRecord
 	if actRec.Name != actions.NameBreak {
-		if _, err := s.deps.Store.AppendAction(bg, actRec); err != nil {
-			s.log.Error("record action", zap.String("channel", l.id), zap.Error(err))
-		} else if len(out.res.Shown) > 0 {
-			// The next request shows this result; what it lists is read
-			// once the model answers that request.
-			w.pending = out.res.Shown
-		}
-		if err := s.deps.Store.TrimActions(bg, l.id, s.cfg.ActionKeep, s.cfg.ActionOver); err != nil {
-			s.log.Error("trim action history", zap.String("channel", l.id), zap.Error(err))
-		}
+		act = &actRec
 	}
-	tickID := s.record(bg, *rec)
+	tickID, recorded := s.recordTogether(bg, act, *rec)
+	if recorded && act != nil && len(out.res.Shown) > 0 {
+		// The next request shows this result; what it lists is read
+		// once the model answers that request.
+		w.pending = out.res.Shown
+	}
+	if !recorded {
+		if act != nil {
+			if _, err := s.deps.Store.AppendAction(bg, actRec); err != nil {
+				s.log.Error("record action", zap.String("channel", l.id), zap.Error(err))
+			} else if len(out.res.Shown) > 0 {
+				w.pending = out.res.Shown
+			}
+			if err := s.deps.Store.TrimActions(bg, l.id, s.cfg.ActionKeep, s.cfg.ActionOver); err != nil {
+				s.log.Error("trim action history", zap.String("channel", l.id), zap.Error(err))
+			}
+		}
+		tickID = s.record(bg, *rec)
+	}
 	if len(out.res.Notes) > 0 && tickID > 0 {
 		if nt, ok := s.deps.Store.(noteTicker); ok {
 			if err := nt.SetNoteTick(bg, out.res.Notes, tickID); err != nil {
@@ -484,6 +494,33 @@ func (s *Scheduler) cost(req planner.Request, resp planner.Response, err error) 
 		n += s.estimate(m.Content)
 	}
 	return int64(n)
+}
+
+// tickRecorder is the optional ability of a store to record the end of a
+// tick in one transaction: the action record (when there is one), the
+// trim of the action history, the tick record. Nothing is stored when it
+// fails.
+type tickRecorder interface {
+	RecordTick(ctx context.Context, act *state.ActionRecord, keep, over int, t state.Tick) (actionID, tickID int64, err error)
+}
+
+// recordTogether records the end of a tick with the store's RecordTick,
+// when it has one, and reports whether it did; the caller records the
+// parts one by one otherwise.
+func (s *Scheduler) recordTogether(ctx context.Context, act *state.ActionRecord, rec state.Tick) (int64, bool) {
+	tr, ok := s.deps.Store.(tickRecorder)
+	if !ok {
+		return 0, false
+	}
+	_, id, err := tr.RecordTick(ctx, act, s.cfg.ActionKeep, s.cfg.ActionOver, rec)
+	if err != nil {
+		s.log.Warn("record the tick in one transaction; recording its parts one by one", zap.String("channel", rec.ChannelID), zap.Error(err))
+		return 0, false
+	}
+	if s.deps.OnTick != nil {
+		s.deps.OnTick(rec)
+	}
+	return id, true
 }
 
 // noteTicker is the optional ability of a store to record which tick

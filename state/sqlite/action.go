@@ -15,15 +15,21 @@ const continueName = "continue"
 
 const trimCountSQL = `SELECT count(*) FROM actions WHERE channel_id = ?`
 
+const appendActionSQL = `
+INSERT INTO actions (channel_id, wake, action, name, reasoning, ok, result, time)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`
+
+// actionArgs are the arguments of appendActionSQL for rec.
+func actionArgs(rec state.ActionRecord) []any {
+	return []any{rec.ChannelID, rec.Wake, encRaw(rec.Action), rec.Name, rec.Reasoning, boolInt(rec.OK), rec.Result, encTime(rec.Time)}
+}
+
 // AppendAction adds an action record to a channel's history and returns its id.
 func (s *Store) AppendAction(ctx context.Context, rec state.ActionRecord) (int64, error) {
 	if rec.ChannelID == "" {
 		return 0, errors.New("append action: empty channel id")
 	}
-	id, err := s.insert(ctx, `
-INSERT INTO actions (channel_id, wake, action, name, reasoning, ok, result, time)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
-		rec.ChannelID, rec.Wake, encRaw(rec.Action), rec.Name, rec.Reasoning, boolInt(rec.OK), rec.Result, encTime(rec.Time))
+	id, err := s.insert(ctx, appendActionSQL, actionArgs(rec)...)
 	if err != nil {
 		return 0, fmt.Errorf("append action to %q: %w", rec.ChannelID, err)
 	}
@@ -82,56 +88,61 @@ func (s *Store) TrimActions(ctx context.Context, channelID string, keep, over in
 		return nil
 	}
 	err := s.batch(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		var n int
-		if err := s.txRow(ctx, tx, s.writer, trimCountSQL, channelID).Scan(&n); err != nil {
-			return err
-		}
-		if n <= over || n <= keep {
-			return nil
-		}
-		if keep <= 0 {
-			_, err := tx.ExecContext(ctx, `DELETE FROM actions WHERE channel_id = ?`, channelID)
-			return err
-		}
-		rows, err := tx.QueryContext(ctx, `SELECT id, name FROM
-	(SELECT id, name FROM actions WHERE channel_id = ? ORDER BY id DESC LIMIT +?)
-ORDER BY id`, channelID, keep)
-		if err != nil {
-			return err
-		}
-		// cut is the first id to keep; everything before it goes.
-		var cut int64
-		skipping := true
-		for rows.Next() {
-			var (
-				id   int64
-				name string
-			)
-			if err := rows.Scan(&id, &name); err != nil {
-				rows.Close()
-				return err
-			}
-			if skipping && name == continueName {
-				cut = id + 1
-				continue
-			}
-			if skipping {
-				cut = id
-				skipping = false
-			}
-		}
-		if err := rows.Err(); err != nil {
-			rows.Close()
-			return err
-		}
-		if err := rows.Close(); err != nil {
-			return err
-		}
-		_, err = tx.ExecContext(ctx, `DELETE FROM actions WHERE channel_id = ? AND id < ?`, channelID, cut)
-		return err
+		return s.trimTx(ctx, tx, channelID, keep, over)
 	})
 	if err != nil {
 		return fmt.Errorf("trim actions of %q: %w", channelID, err)
 	}
 	return nil
+}
+
+// trimTx is the trim of TrimActions, in tx.
+func (s *Store) trimTx(ctx context.Context, tx *sql.Tx, channelID string, keep, over int) error {
+	var n int
+	if err := s.txRow(ctx, tx, s.writer, trimCountSQL, channelID).Scan(&n); err != nil {
+		return err
+	}
+	if n <= over || n <= keep {
+		return nil
+	}
+	if keep <= 0 {
+		_, err := tx.ExecContext(ctx, `DELETE FROM actions WHERE channel_id = ?`, channelID)
+		return err
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT id, name FROM
+	(SELECT id, name FROM actions WHERE channel_id = ? ORDER BY id DESC LIMIT +?)
+ORDER BY id`, channelID, keep)
+	if err != nil {
+		return err
+	}
+	// cut is the first id to keep; everything before it goes.
+	var cut int64
+	skipping := true
+	for rows.Next() {
+		var (
+			id   int64
+			name string
+		)
+		if err := rows.Scan(&id, &name); err != nil {
+			rows.Close()
+			return err
+		}
+		if skipping && name == continueName {
+			cut = id + 1
+			continue
+		}
+		if skipping {
+			cut = id
+			skipping = false
+		}
+	}
+	if err := rows.Err(); err != nil {
+		rows.Close()
+		return err
+	}
+	if err := rows.Close(); err != nil {
+		return err
+	}
+	_, err = tx.ExecContext(ctx, `DELETE FROM actions WHERE channel_id = ? AND id < ?`, channelID, cut)
+	return err
 }

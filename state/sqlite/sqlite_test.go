@@ -290,3 +290,44 @@ func TestConcurrentLoops(t *testing.T) {
 		t.Errorf("unread left: %v, %v", counts, err)
 	}
 }
+
+// TestRecordTick records the end of ticks in one call: the action record,
+// the trim of the history and the tick record, or the tick record alone.
+func TestRecordTick(t *testing.T) {
+	ctx := context.Background()
+	s := open(t, filepath.Join(t.TempDir(), "airi.db"))
+	defer s.Close()
+	const keep, over = 3, 5
+	for i := range 6 {
+		act := &state.ActionRecord{ChannelID: "c", Wake: int64(i), Name: "send_message", OK: true, Result: fmt.Sprint("sent ", i), Time: time.Unix(100, 0)}
+		actID, tickID, err := s.RecordTick(ctx, act, keep, over, state.Tick{ChannelID: "c", Wake: int64(i), Trigger: "direct", Now: time.Unix(100+int64(i), 0), Result: act.Result})
+		if err != nil || actID == 0 || tickID == 0 {
+			t.Fatalf("RecordTick %d = %d, %d, %v", i, actID, tickID, err)
+		}
+	}
+	acts, err := s.Actions(ctx, "c", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The sixth record took the history over 5: the newest 3 are kept.
+	if len(acts) != keep || acts[0].Result != "sent 3" || acts[2].Result != "sent 5" {
+		t.Errorf("actions after the trim: %+v; want sent 3 to 5", acts)
+	}
+	actID, tickID, err := s.RecordTick(ctx, nil, keep, over, state.Tick{ChannelID: "c", Wake: 7, Trigger: "direct", Now: time.Unix(200, 0)})
+	if err != nil || actID != 0 || tickID == 0 {
+		t.Fatalf("RecordTick without an action = %d, %d, %v", actID, tickID, err)
+	}
+	ticks, err := s.Ticks(ctx, state.TickFilter{ChannelID: "c"})
+	if err != nil || len(ticks) != 7 {
+		t.Fatalf("%d ticks, %v; want 7", len(ticks), err)
+	}
+	if acts, _ := s.Actions(ctx, "c", 0); len(acts) != keep {
+		t.Errorf("%d actions after a tick without one, want %d", len(acts), keep)
+	}
+	if _, _, err := s.RecordTick(ctx, &state.ActionRecord{Name: "x"}, keep, over, state.Tick{ChannelID: "c"}); err == nil {
+		t.Error("RecordTick of an action without a channel succeeded")
+	}
+	if ticks, _ := s.Ticks(ctx, state.TickFilter{ChannelID: "c"}); len(ticks) != 7 {
+		t.Errorf("a refused RecordTick stored a tick: %d ticks", len(ticks))
+	}
+}

@@ -12,8 +12,27 @@ import (
 
 // AddTick stores a tick record and returns its id.
 func (s *Store) AddTick(ctx context.Context, t state.Tick) (int64, error) {
+	args, err := tickArgs(t)
+	if err != nil {
+		return 0, err
+	}
+	id, err := s.insert(ctx, addTickSQL, args...)
+	if err != nil {
+		return 0, fmt.Errorf("add tick for %q: %w", t.ChannelID, err)
+	}
+	return id, nil
+}
+
+const addTickSQL = `
+INSERT INTO ticks (channel_id, wake, trigger, now, request, raw, reasoning,
+	prompt_tokens, completion_tokens, cached_tokens, latency_ms,
+	action, parse_error, model_error, notes, result, ok, effects, sections)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`
+
+// tickArgs are the arguments of addTickSQL for t.
+func tickArgs(t state.Tick) ([]any, error) {
 	if t.ChannelID == "" {
-		return 0, errors.New("add tick: empty channel id")
+		return nil, errors.New("add tick: empty channel id")
 	}
 	req := t.Request
 	if req == nil {
@@ -21,13 +40,13 @@ func (s *Store) AddTick(ctx context.Context, t state.Tick) (int64, error) {
 	}
 	reqJSON, err := json.Marshal(req)
 	if err != nil {
-		return 0, fmt.Errorf("add tick for %q: %w", t.ChannelID, err)
+		return nil, fmt.Errorf("add tick for %q: %w", t.ChannelID, err)
 	}
 	var notes any
 	if t.Notes != nil {
 		b, err := json.Marshal(t.Notes)
 		if err != nil {
-			return 0, fmt.Errorf("add tick for %q: %w", t.ChannelID, err)
+			return nil, fmt.Errorf("add tick for %q: %w", t.ChannelID, err)
 		}
 		notes = string(b)
 	}
@@ -35,22 +54,50 @@ func (s *Store) AddTick(ctx context.Context, t state.Tick) (int64, error) {
 	if len(t.Sections) > 0 {
 		b, err := json.Marshal(t.Sections)
 		if err != nil {
-			return 0, fmt.Errorf("add tick for %q: %w", t.ChannelID, err)
+			return nil, fmt.Errorf("add tick for %q: %w", t.ChannelID, err)
 		}
 		sections = string(b)
 	}
-	id, err := s.insert(ctx, `
-INSERT INTO ticks (channel_id, wake, trigger, now, request, raw, reasoning,
-	prompt_tokens, completion_tokens, cached_tokens, latency_ms,
-	action, parse_error, model_error, notes, result, ok, effects, sections)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
-		t.ChannelID, t.Wake, t.Trigger, encTime(t.Now), string(reqJSON), t.Raw, t.Reasoning,
+	return []any{t.ChannelID, t.Wake, t.Trigger, encTime(t.Now), string(reqJSON), t.Raw, t.Reasoning,
 		t.Usage.PromptTokens, t.Usage.CompletionTokens, t.Usage.CachedTokens, t.LatencyMS,
-		encRaw(t.Action), t.ParseError, t.ModelError, notes, t.Result, boolInt(t.OK), encRaw(t.Effects), sections)
-	if err != nil {
-		return 0, fmt.Errorf("add tick for %q: %w", t.ChannelID, err)
+		encRaw(t.Action), t.ParseError, t.ModelError, notes, t.Result, boolInt(t.OK), encRaw(t.Effects), sections}, nil
+}
+
+// RecordTick stores what a tick did in one transaction: its action record
+// when act is not nil, then the trim of the channel's action history (as
+// TrimActions(keep, over) does), then the tick record. It returns the ids
+// of the action record (0 without one) and of the tick. On an error
+// nothing is stored.
+func (s *Store) RecordTick(ctx context.Context, act *state.ActionRecord, keep, over int, t state.Tick) (actionID, tickID int64, err error) {
+	if act != nil && act.ChannelID == "" {
+		return 0, 0, errors.New("record tick: action record with an empty channel id")
 	}
-	return id, nil
+	args, err := tickArgs(t)
+	if err != nil {
+		return 0, 0, err
+	}
+	// Prepared outside the transaction, so that it finds them.
+	for _, q := range []string{appendActionSQL, addTickSQL} {
+		if _, err := s.prepare(ctx, s.writer, q); err != nil {
+			return 0, 0, fmt.Errorf("record tick for %q: %w", t.ChannelID, err)
+		}
+	}
+	err = s.batch(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		actionID, tickID = 0, 0
+		if act != nil {
+			if err := s.txRow(ctx, tx, s.writer, appendActionSQL, actionArgs(*act)...).Scan(&actionID); err != nil {
+				return fmt.Errorf("append action: %w", err)
+			}
+			if err := s.trimTx(ctx, tx, act.ChannelID, keep, over); err != nil {
+				return fmt.Errorf("trim actions: %w", err)
+			}
+		}
+		return s.txRow(ctx, tx, s.writer, addTickSQL, args...).Scan(&tickID)
+	})
+	if err != nil {
+		return 0, 0, fmt.Errorf("record tick for %q: %w", t.ChannelID, err)
+	}
+	return actionID, tickID, nil
 }
 
 // Ticks returns tick records in id order: of one channel when f.ChannelID
