@@ -49,35 +49,48 @@ func (s *Store) Ingest(ctx context.Context, msg state.Message) (state.Message, b
 	if err := msg.Validate(); err != nil {
 		return state.Message{}, false, fmt.Errorf("ingest message: %w", err)
 	}
-	msg.ID = 0
-	msg.Read = msg.Self // the bot's own messages are never unread
-	msg.Time = normTime(msg.Time)
+	msg = ingestReady(msg)
 
 	var isNew bool
 	in := msg
 	err := s.batch(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		// Run again from the start when its batch failed as a whole.
-		msg, isNew = in, false
-		err := s.txRow(ctx, tx, s.writer, ingestInsertSQL,
-			msg.ChannelID, msg.PlatformID, msg.SenderID, msg.SenderName, boolInt(msg.Self),
-			msg.Content, msg.ReplyTo, boolInt(msg.Mentioned), encTime(msg.Time), boolInt(msg.Read),
-			boolInt(msg.ReplyToSelf), boolInt(msg.FromBot), msg.Decision,
-		).Scan(&msg.ID)
-		if err == nil {
-			isNew = true
-			return nil
-		}
-		if !errors.Is(err, sql.ErrNoRows) {
-			return err
-		}
-		// Nothing inserted: the (channel, platform id) pair exists.
-		msg, err = scanMessage(s.txRow(ctx, tx, s.writer, ingestExistingSQL, msg.ChannelID, msg.PlatformID))
+		var err error
+		msg, isNew, err = s.ingestTx(ctx, tx, in)
 		return err
 	})
 	if err != nil {
 		return state.Message{}, false, fmt.Errorf("ingest message %q in %q: %w", msg.PlatformID, msg.ChannelID, err)
 	}
 	return msg, isNew, nil
+}
+
+// ingestReady is msg as Ingest stores it.
+func ingestReady(msg state.Message) state.Message {
+	msg.ID = 0
+	msg.Read = msg.Self // the bot's own messages are never unread
+	msg.Time = normTime(msg.Time)
+	return msg
+}
+
+// ingestTx stores msg, made ready by ingestReady, in tx.
+func (s *Store) ingestTx(ctx context.Context, tx *sql.Tx, msg state.Message) (state.Message, bool, error) {
+	err := s.txRow(ctx, tx, s.writer, ingestInsertSQL,
+		msg.ChannelID, msg.PlatformID, msg.SenderID, msg.SenderName, boolInt(msg.Self),
+		msg.Content, msg.ReplyTo, boolInt(msg.Mentioned), encTime(msg.Time), boolInt(msg.Read),
+		boolInt(msg.ReplyToSelf), boolInt(msg.FromBot), msg.Decision,
+	).Scan(&msg.ID)
+	if err == nil {
+		return msg, true, nil
+	}
+	if !errors.Is(err, sql.ErrNoRows) {
+		return msg, false, err
+	}
+	// Nothing inserted: the (channel, platform id) pair exists.
+	stored, err := scanMessage(s.txRow(ctx, tx, s.writer, ingestExistingSQL, msg.ChannelID, msg.PlatformID))
+	if err != nil {
+		return msg, false, err
+	}
+	return stored, false, nil
 }
 
 // limitArg maps "limit <= 0 means all" onto SQLite's LIMIT -1.

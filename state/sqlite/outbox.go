@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 
@@ -40,8 +41,7 @@ func (s *Store) SetOutboxState(ctx context.Context, id int64, st state.OutboxSta
 	if st == "" {
 		return fmt.Errorf("set outbox entry %d state: empty state", id)
 	}
-	res, err := s.exec(ctx, `UPDATE outbox SET state = ?, platform_id = ?, error = ?, updated = ? WHERE id = ?`,
-		string(st), platformID, errText, encTime(s.Now()), id)
+	res, err := s.exec(ctx, setOutboxSQL, string(st), platformID, errText, encTime(s.Now()), id)
 	if err != nil {
 		return fmt.Errorf("set outbox entry %d state: %w", id, err)
 	}
@@ -51,6 +51,43 @@ func (s *Store) SetOutboxState(ctx context.Context, id int64, st state.OutboxSta
 	}
 	if n == 0 {
 		return fmt.Errorf("set outbox entry %d state: %w", id, state.ErrNotFound)
+	}
+	return nil
+}
+
+const setOutboxSQL = `UPDATE outbox SET state = ?, platform_id = ?, error = ?, updated = ? WHERE id = ?`
+
+// RecordSent records a send that went out in one transaction: its outbox
+// entry marked done (as SetOutboxState(id, state.OutboxDone, platformID,
+// errText) does) and the message stored in the history (as Ingest does).
+// On an error, an unknown id among them, nothing is stored.
+func (s *Store) RecordSent(ctx context.Context, id int64, platformID, errText string, msg state.Message) error {
+	if err := msg.Validate(); err != nil {
+		return fmt.Errorf("record sent message: %w", err)
+	}
+	msg = ingestReady(msg)
+	if _, err := s.prepare(ctx, s.writer, setOutboxSQL); err != nil {
+		return fmt.Errorf("record sent message of outbox entry %d: %w", id, err)
+	}
+	err := s.batch(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		st, err := s.txStmt(ctx, tx, s.writer, setOutboxSQL)
+		if err != nil {
+			return err
+		}
+		res, err := st.ExecContext(ctx, string(state.OutboxDone), platformID, errText, encTime(s.Now()), id)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil {
+			return err
+		} else if n == 0 {
+			return state.ErrNotFound
+		}
+		_, _, err = s.ingestTx(ctx, tx, msg)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("record sent message of outbox entry %d: %w", id, err)
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package sqlite_test
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -329,5 +330,36 @@ func TestRecordTick(t *testing.T) {
 	}
 	if ticks, _ := s.Ticks(ctx, state.TickFilter{ChannelID: "c"}); len(ticks) != 7 {
 		t.Errorf("a refused RecordTick stored a tick: %d ticks", len(ticks))
+	}
+}
+
+// TestRecordSent marks a send done and stores the message sent in one
+// call; for an unknown outbox entry it stores nothing.
+func TestRecordSent(t *testing.T) {
+	ctx := context.Background()
+	s := open(t, filepath.Join(t.TempDir(), "airi.db"))
+	defer s.Close()
+	id, err := s.AddOutbox(ctx, state.OutboxEntry{ChannelID: "c", Content: "hello"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sent := func(pid string) state.Message {
+		return state.Message{ChannelID: "c", PlatformID: pid, SenderName: "airi", Self: true, Content: "hello", Time: time.Unix(100, 0)}
+	}
+	if err := s.RecordSent(ctx, id, "p1", "", sent("p1")); err != nil {
+		t.Fatal(err)
+	}
+	if pending, err := s.PendingOutbox(ctx); err != nil || len(pending) != 0 {
+		t.Errorf("pending after RecordSent: %+v, %v; want none", pending, err)
+	}
+	hist, _, err := s.History(ctx, "c", 0)
+	if err != nil || len(hist) != 1 || hist[0].PlatformID != "p1" || !hist[0].Read {
+		t.Fatalf("history after RecordSent: %+v, %v; want the sent message, read", hist, err)
+	}
+	if err := s.RecordSent(ctx, id+100, "p2", "", sent("p2")); !errors.Is(err, state.ErrNotFound) {
+		t.Errorf("RecordSent of an unknown entry: %v, want ErrNotFound", err)
+	}
+	if hist, _, _ := s.History(ctx, "c", 0); len(hist) != 1 {
+		t.Errorf("a refused RecordSent stored its message: %d in the history", len(hist))
 	}
 }
