@@ -39,7 +39,7 @@ func (s *Store) AppendAction(ctx context.Context, rec state.ActionRecord) (int64
 // Actions returns the newest limit action records of a channel, oldest
 // first (limit <= 0 means all).
 func (s *Store) Actions(ctx context.Context, channelID string, limit int) ([]state.ActionRecord, error) {
-	out, err := collect(scanAction)(s.query(ctx, `
+	out, err := collect(scanAction)(s.queryShort(ctx, `
 SELECT id, channel_id, wake, action, name, reasoning, ok, result, time FROM actions
 WHERE channel_id = ? ORDER BY id DESC LIMIT +?`, channelID, limitArg(limit)))
 	if err != nil {

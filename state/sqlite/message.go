@@ -109,7 +109,7 @@ func limitArg(limit int) int {
 // Unread returns up to limit unread messages of a channel, oldest first
 // (limit <= 0 means all).
 func (s *Store) Unread(ctx context.Context, channelID string, limit int) ([]state.Message, error) {
-	out, err := scanMessages(s.query(ctx, `SELECT `+messageCols+` FROM messages
+	out, err := scanMessages(s.queryShort(ctx, `SELECT `+messageCols+` FROM messages
 WHERE channel_id = ? AND read = 0 ORDER BY id LIMIT +?`, channelID, limitArg(limit)))
 	if err != nil {
 		return nil, fmt.Errorf("unread messages of %q: %w", channelID, err)
@@ -131,7 +131,7 @@ WHERE channel_id = ? AND read = 0 AND id > ?`, channelID, after).Scan(&n)
 
 // UnreadCounts returns the number of unread messages per channel id.
 func (s *Store) UnreadCounts(ctx context.Context) (map[string]int, error) {
-	rows, err := s.query(ctx, `SELECT channel_id, count(*) FROM messages WHERE read = 0 GROUP BY channel_id`)
+	rows, err := s.queryShort(ctx, `SELECT channel_id, count(*) FROM messages WHERE read = 0 GROUP BY channel_id`)
 	if err != nil {
 		return nil, fmt.Errorf("count unread: %w", err)
 	}
@@ -201,7 +201,11 @@ func (s *Store) History(ctx context.Context, channelID string, limit int) ([]sta
 		msgs  []state.Message
 		total int
 	)
-	err := s.read(ctx, func(tx *sql.Tx) error {
+	ctx, err := short(ctx)
+	if err != nil {
+		return nil, 0, fmt.Errorf("history of %q: %w", channelID, err)
+	}
+	err = s.read(ctx, func(tx *sql.Tx) error {
 		if err := s.txRow(ctx, tx, s.reader, historyCountSQL,
 			channelID).Scan(&total); err != nil {
 			return err

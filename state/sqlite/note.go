@@ -123,7 +123,7 @@ func (s *Store) Notes(ctx context.Context, f state.NoteFilter) ([]state.Note, er
 	if len(where) > 0 {
 		q += ` WHERE ` + strings.Join(where, " AND ")
 	}
-	out, err := collect(scanNote)(s.query(ctx, q+noteOrder, args...))
+	out, err := collect(scanNote)(s.queryShort(ctx, q+noteOrder, args...))
 	if err != nil {
 		return nil, fmt.Errorf("notes: %w", err)
 	}

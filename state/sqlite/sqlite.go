@@ -324,11 +324,36 @@ func (r errRow) Scan(...any) error { return r.err }
 func (s *Store) row(ctx context.Context, db *sql.DB, query string, args ...any) scanner {
 	s.stats.stmts.Add(1)
 	s.stats.reads.Add(1)
+	ctx, err := short(ctx)
+	if err != nil {
+		return errRow{err}
+	}
 	st, err := s.prepare(ctx, db, query)
 	if err != nil {
 		return errRow{err}
 	}
 	return st.QueryRowContext(ctx, args...)
+}
+
+// short is ctx for a read of a few rows by index, which runs to its end
+// once started: with a context that can be cancelled, the driver and
+// database/sql start a goroutine for each statement and transaction to
+// watch it, which costs more than such a read (BenchmarkRuntimeTick). A
+// context already ended gives its error.
+func short(ctx context.Context) (context.Context, error) {
+	if err := ctx.Err(); err != nil {
+		return ctx, err
+	}
+	return context.WithoutCancel(ctx), nil
+}
+
+// queryShort is query for a read of a few rows by index (see short).
+func (s *Store) queryShort(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	ctx, err := short(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return s.query(ctx, query, args...)
 }
 
 // query runs a read statement on the read pool.
