@@ -91,7 +91,17 @@ func (s *Scheduler) budgetLevel(ctx context.Context, id string, now time.Time) b
 // attend decides whether an incoming message wakes the channel.
 func (l *loop) attend(ctx context.Context, group bool, m state.Message) attention.Decision {
 	now := l.s.cfg.Now()
-	set, lvl := l.s.settings(ctx, l.id, now)
+	var (
+		set attention.Settings
+		lvl budget.Level
+	)
+	if group {
+		set, lvl = l.s.settings(ctx, l.id, now)
+	} else {
+		// Every message of a direct chat wakes it, whatever the settings
+		// and the operator's mode: only the budget is read.
+		lvl = l.s.budgetLevel(ctx, l.id, now)
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.att.group = group
