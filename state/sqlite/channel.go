@@ -104,12 +104,12 @@ func (s *Store) Channels(ctx context.Context) ([]state.Channel, error) {
 }
 
 // channelCache keeps the channels read, so that the lookups of every
-// message and tick cost no query. Only UpsertChannel changes a channel,
-// and only the process that owns the database writes it (cmd/airi takes
-// a lock for that); a store opened read only, beside a running bot, keeps
-// no cache. An upsert drops the entry before it writes and sets it after
-// (when it knows the row), and a read that began before either is not
-// kept.
+// message and tick cost no query (BenchmarkRuntimeTick). Only
+// UpsertChannel changes a channel, and only the process that owns the
+// database writes it (cmd/airi takes a lock for that); a store opened read
+// only, beside a running bot, keeps no cache. An upsert drops the entry
+// before it writes and sets it after to the row it stored, and a read that
+// began before either is not kept.
 type channelCache struct {
 	upsert sync.Mutex // held by UpsertChannel
 

@@ -28,6 +28,8 @@ import (
 //     its caller's context ends (a caller whose context ended before its
 //     turn gets the context's error and nothing is written).
 //
+// BenchmarkRuntimeTick and airi bench --burst measure what it saves.
+//
 // A write given to batch must do nothing besides its statements that
 // running it a second time would repeat (such as appending to a caller's
 // slice): it runs again after its batch was rolled back.

@@ -60,7 +60,8 @@ const setOutboxSQL = `UPDATE outbox SET state = ?, platform_id = ?, error = ?, u
 // RecordSent records a send that went out in one transaction: its outbox
 // entry marked done (as SetOutboxState(id, state.OutboxDone, platformID,
 // errText) does) and the message stored in the history (as Ingest does).
-// On an error, an unknown id among them, nothing is stored.
+// On an error, an unknown id among them, nothing is stored. One commit
+// instead of two (BenchmarkRuntimeTick).
 func (s *Store) RecordSent(ctx context.Context, id int64, platformID, errText string, msg state.Message) error {
 	if err := msg.Validate(); err != nil {
 		return fmt.Errorf("record sent message: %w", err)

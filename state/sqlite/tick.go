@@ -67,7 +67,7 @@ func tickArgs(t state.Tick) ([]any, error) {
 // when act is not nil, then the trim of the channel's action history (as
 // TrimActions(keep, over) does), then the tick record. It returns the ids
 // of the action record (0 without one) and of the tick. On an error
-// nothing is stored.
+// nothing is stored. One commit instead of three (BenchmarkRuntimeTick).
 func (s *Store) RecordTick(ctx context.Context, act *state.ActionRecord, keep, over int, t state.Tick) (actionID, tickID int64, err error) {
 	if act != nil && act.ChannelID == "" {
 		return 0, 0, errors.New("record tick: action record with an empty channel id")
