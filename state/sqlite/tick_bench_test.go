@@ -15,7 +15,7 @@ import (
 // runtimeTick is the store work the runtime does for one message in a
 // private chat answered by one send: the ingest and its decision, the
 // tick's reads, the read mark, the send through the outbox, the action
-// and tick records.
+// and tick records, as the scheduler and the send handler ask for them.
 func runtimeTick(ctx context.Context, s *Store, ch state.Channel, i int, req []state.ChatMessage) error {
 	if _, err := s.Channel(ctx, ch.ID); err != nil {
 		return err
@@ -67,22 +67,13 @@ func runtimeTick(ctx context.Context, s *Store, ch state.Channel, i int, req []s
 	if err != nil {
 		return err
 	}
-	if err := s.SetOutboxState(ctx, id, state.OutboxDone, fmt.Sprint("s", i), ""); err != nil {
-		return err
-	}
-	if _, _, err := s.Ingest(ctx, state.Message{ChannelID: ch.ID, PlatformID: fmt.Sprint("s", i), SenderID: "bot",
+	if err := s.RecordSent(ctx, id, fmt.Sprint("s", i), "", state.Message{ChannelID: ch.ID, PlatformID: fmt.Sprint("s", i), SenderID: "bot",
 		SenderName: "airi", Self: true, Content: "hello there", Time: time.Unix(1_700_000_000+int64(i), 0)}); err != nil {
 		return err
 	}
 	action := json.RawMessage(`{"action":"send_message","channelId":"c","content":"hello there"}`)
-	if _, err := s.AppendAction(ctx, state.ActionRecord{ChannelID: ch.ID, Wake: 1, Action: action, Name: "send_message",
-		OK: true, Result: "sent", Time: time.Unix(1_700_000_000, 0)}); err != nil {
-		return err
-	}
-	if err := s.TrimActions(ctx, ch.ID, 20, 50); err != nil {
-		return err
-	}
-	if _, err := s.AddTick(ctx, state.Tick{ChannelID: ch.ID, Wake: 1, Trigger: "direct", Now: time.Unix(1_700_000_000, 0),
+	if _, _, err := s.RecordTick(ctx, &state.ActionRecord{ChannelID: ch.ID, Wake: 1, Action: action, Name: "send_message",
+		OK: true, Result: "sent", Time: time.Unix(1_700_000_000, 0)}, 20, 50, state.Tick{ChannelID: ch.ID, Wake: 1, Trigger: "direct", Now: time.Unix(1_700_000_000, 0),
 		Request: req, Raw: string(action), Usage: state.Usage{PromptTokens: 1500, CompletionTokens: 40},
 		LatencyMS: 900, Action: action, Result: "sent", OK: true, Effects: json.RawMessage(`[{"sent":1}]`)}); err != nil {
 		return err
