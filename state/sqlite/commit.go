@@ -16,9 +16,11 @@ import (
 // that wait for the writer connection run in one SQLite transaction and
 // are committed once:
 //
-//   - the first caller to find no batch running runs the batch, its own
-//     write and those that queued meanwhile, then the next batch while
-//     writes keep queueing; the others wait for their outcome;
+//   - the first caller to find no batch running runs the batch: its own
+//     write and those that queued meanwhile; the first write that queued
+//     behind that batch runs the next one, and so on, so that no caller
+//     runs more than one batch however many writes keep arriving; the
+//     others wait for their outcome;
 //   - a caller returns only once its write is committed, as before;
 //   - when one write of a batch fails, or the commit does, the
 //     transaction is rolled back and each of its writes runs again in a
@@ -51,6 +53,8 @@ type writeReq struct {
 	// COMMIT.
 	alone func(ctx context.Context) error
 	done  chan error
+	// lead tells a write waiting in the queue to run the next batch.
+	lead chan struct{}
 }
 
 // batcher queues the writes that arrive while a batch runs.
@@ -91,6 +95,7 @@ func (s *Store) enqueue(r *writeReq) error {
 	}
 	b := &s.batcher
 	r.done = make(chan error, 1)
+	r.lead = make(chan struct{}, 1)
 	b.mu.Lock()
 	if !b.on {
 		b.mu.Unlock()
@@ -99,19 +104,29 @@ func (s *Store) enqueue(r *writeReq) error {
 	b.queue = append(b.queue, r)
 	if b.running {
 		b.mu.Unlock()
-		return <-r.done
-	}
-	b.running = true
-	for len(b.queue) > 0 {
-		n := min(len(b.queue), maxBatch)
-		batch := b.queue[:n:n]
-		b.queue = b.queue[n:]
-		b.mu.Unlock()
-		s.commit(batch)
+		select {
+		case err := <-r.done:
+			return err
+		case <-r.lead:
+			// Handed the next batch, which starts with this write.
+		}
 		b.mu.Lock()
 	}
-	b.running = false
-	b.queue = nil
+	b.running = true
+	n := min(len(b.queue), maxBatch)
+	batch := b.queue[:n:n]
+	b.queue = b.queue[n:]
+	b.mu.Unlock()
+	s.commit(batch)
+	b.mu.Lock()
+	if len(b.queue) > 0 {
+		// The first write waiting runs the next batch: no caller runs
+		// more than one, however many writes keep arriving.
+		b.queue[0].lead <- struct{}{}
+	} else {
+		b.running = false
+		b.queue = nil
+	}
 	b.mu.Unlock()
 	return <-r.done
 }
