@@ -284,8 +284,12 @@ func TestRunWaitingMessagesReadMeansSeen(t *testing.T) {
 		{name: "60 waiting", n: 60, size: 50, model: readingModel},
 		{name: "30 of 500 characters", n: 30, size: 500, model: readingModel},
 		// Every wake ends on its cap right after a read: the result of the
-		// last read of a wake is never shown.
-		{name: "200 waiting, wakes of two calls that read", n: 200, size: 50, env: []string{"AIRI_MAX_ITERATIONS=2"}, model: alwaysRead},
+		// last read of a wake is never shown. Each of the 7 senders writes
+		// about 29 of the messages, past the default sender rate (20 a
+		// minute), and a message past it wakes nothing: whether those are
+		// read would depend on how far the wakes got before they arrived.
+		// The rate is off, so that every message asks for a wake.
+		{name: "200 waiting, wakes of two calls that read", n: 200, size: 50, env: []string{"AIRI_MAX_ITERATIONS=2", "AIRI_SENDER_RATE=off"}, model: alwaysRead},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
