@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"runtime/debug"
 
 	"go.uber.org/zap"
 )
@@ -50,6 +51,10 @@ func (a *app) cmdRun(ctx context.Context, args []string) int {
 		fmt.Fprintln(a.stderr, "airi run:", err)
 		return exitFailure
 	}
+	// Opening the store, the prompts and the adapters leaves garbage the
+	// bot never needs again: give its pages back to the system now rather
+	// than when the scavenger gets to them.
+	debug.FreeOSMemory()
 	log.Info("airi is running", zap.String("admin", srv.adminAddr()), zap.Int("adapters", len(srv.adapters)), zap.String("bot", srv.rt.botName))
 	err = srv.Wait()
 	if ctx.Err() != nil {
