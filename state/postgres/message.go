@@ -185,6 +185,29 @@ LEFT JOIN LATERAL (SELECT `+messageCols+` FROM messages
 	return msgs, total, nil
 }
 
+// RecentOwn returns the bot's own messages among the newest scan messages
+// of a channel's history (those History returns for that limit), newest
+// first, at most limit of them (scan or limit <= 0 means no bound). Only
+// ID, ChannelID, Self, Read, Content and Time are set. The window is read
+// from the index newest first, so a busy channel's older history is not.
+func (s *Store) RecentOwn(ctx context.Context, channelID string, scan, limit int) ([]state.Message, error) {
+	rows, err := s.pool.Query(ctx, `SELECT m.id, m.content, m.time
+FROM (SELECT id FROM messages WHERE channel_id = $1 AND read ORDER BY id DESC LIMIT $2) w
+JOIN messages m ON m.id = w.id
+WHERE m.self ORDER BY m.id DESC LIMIT $3`, channelID, limitArg(scan), limitArg(limit))
+	out, err := collect(rows, err, func(r pgx.Row) (state.Message, error) {
+		m := state.Message{ChannelID: channelID, Self: true, Read: true}
+		var t *time.Time
+		err := r.Scan(&m.ID, &m.Content, &t)
+		m.Time = decTS(t)
+		return m, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("recent own messages of %q: %w", channelID, err)
+	}
+	return out, nil
+}
+
 // LastMessageID returns the highest message id stored for a channel (0 if none).
 func (s *Store) LastMessageID(ctx context.Context, channelID string) (int64, error) {
 	var id int64

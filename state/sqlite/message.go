@@ -226,6 +226,32 @@ func (s *Store) History(ctx context.Context, channelID string, limit int) ([]sta
 	return msgs, total, nil
 }
 
+// recentOwnSQL reads the ids of the channel's newest history messages
+// from the index, then only the few columns of the bot's own among them:
+// the IN list is iterated newest first, so neither the channel's older
+// history nor a sort is read.
+const recentOwnSQL = `SELECT id, content, time FROM messages
+WHERE id IN (SELECT id FROM messages WHERE channel_id = ?1 AND read = 1 ORDER BY id DESC LIMIT +?2)
+AND self = 1 ORDER BY id DESC LIMIT +?3`
+
+// RecentOwn returns the bot's own messages among the newest scan messages
+// of a channel's history (those History returns for that limit), newest
+// first, at most limit of them (scan or limit <= 0 means no bound). Only
+// ID, ChannelID, Self, Read, Content and Time are set.
+func (s *Store) RecentOwn(ctx context.Context, channelID string, scan, limit int) ([]state.Message, error) {
+	out, err := collect(func(sc scanner) (state.Message, error) {
+		m := state.Message{ChannelID: channelID, Self: true, Read: true}
+		var t int64
+		err := sc.Scan(&m.ID, &m.Content, &t)
+		m.Time = decTime(t)
+		return m, err
+	})(s.queryShort(ctx, recentOwnSQL, channelID, limitArg(scan), limitArg(limit)))
+	if err != nil {
+		return nil, fmt.Errorf("recent own messages of %q: %w", channelID, err)
+	}
+	return out, nil
+}
+
 // LastMessageID returns the highest message id stored for a channel (0 if none).
 func (s *Store) LastMessageID(ctx context.Context, channelID string) (int64, error) {
 	var id int64

@@ -42,6 +42,7 @@ func Run(t *testing.T, open func(t *testing.T) state.Store) {
 		{"UnreadCounts", testUnreadCounts},
 		{"MarkRead", testMarkRead},
 		{"History", testHistory},
+		{"RecentOwn", testRecentOwn},
 		{"LastMessageID", testLastMessageID},
 		{"Actions", testActions},
 		{"ClearActions", testClearActions},

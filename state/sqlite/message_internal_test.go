@@ -1,0 +1,35 @@
+package sqlite
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"go.uber.org/zap/zaptest"
+)
+
+// TestRecentOwnPlan checks that the repeat check's read takes the
+// channel's newest history ids from an index, cut by the scan limit, and
+// reads only those rows by id: a busy channel's older history is neither
+// read nor sorted.
+func TestRecentOwnPlan(t *testing.T) {
+	ctx := context.Background()
+	s, err := Open(ctx, filepath.Join(t.TempDir(), "airi.db"), zaptest.NewLogger(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	plan := explain(t, s, recentOwnSQL, []any{"c", 100, 5})
+	if !strings.Contains(plan, "USING COVERING INDEX messages_channel (channel_id=? AND read=?)") {
+		t.Errorf("the window is not read from the index messages_channel:\n%s", plan)
+	}
+	if !strings.Contains(plan, "USING INTEGER PRIMARY KEY (rowid=?)") {
+		t.Errorf("the own messages are not read by id:\n%s", plan)
+	}
+	for _, bad := range []string{"SCAN messages", "TEMP B-TREE"} {
+		if strings.Contains(plan, bad) {
+			t.Errorf("plan has %q:\n%s", bad, plan)
+		}
+	}
+}
