@@ -222,19 +222,27 @@ func (l *loop) runDue(ctx context.Context) WakeReport {
 func (l *loop) finish(ctx context.Context, rep WakeReport) {
 	cfg := l.s.cfg
 	// The lock is held across the unread count so that a message stored
-	// meanwhile either is counted or signals after this decision.
+	// meanwhile either is counted or signals after this decision. The
+	// count is made only when the decision depends on it: after most
+	// wakes nothing does, and it is a store read per wake.
 	l.mu.Lock()
-	unread := 0
-	if ctx.Err() == nil {
+	cancelled := ctx.Err() != nil
+	counted, unread := false, 0
+	unreadLeft := func() int {
+		if counted || cancelled {
+			return unread
+		}
+		counted = true
 		if has, err := l.hasUnread(ctx); err == nil && has {
 			unread = 1
 		} else if err != nil {
 			l.s.log.Warn("count unread after wake", zap.String("channel", l.id), zap.Error(err))
 		}
+		return unread
 	}
 	now := cfg.Now()
 	l.running = false
-	if fromMessage(l.dueTrigger) && unread == 0 {
+	if fromMessage(l.dueTrigger) && unreadLeft() == 0 {
 		// Messages that arrived during the wake were delivered by it: their
 		// wake would find nothing and must not stand in for what follows.
 		l.due, l.dueTrigger = time.Time{}, ""
@@ -250,7 +258,7 @@ func (l *loop) finish(ctx context.Context, rep WakeReport) {
 		// Messages that came during the pause are answered when it ends.
 		l.setDue(rep.PausedUntil, TriggerUnread, false)
 	case rep.Sleep > 0:
-		if unread > 0 {
+		if unreadLeft() > 0 {
 			l.setDue(now.Add(cfg.Debounce), TriggerUnread, false)
 		} else {
 			l.setDue(now.Add(rep.Sleep), TriggerSleep, false)
@@ -265,7 +273,7 @@ func (l *loop) finish(ctx context.Context, rep WakeReport) {
 			l.s.log.Info("wake ended on its iteration cap with messages unanswered; re-armed twice already, waiting for a new message",
 				zap.String("channel", l.id))
 		}
-	case unread > 0 && !rep.Skipped && (l.s.cfg.Attention == nil || (l.att.want > l.att.served && !l.att.held)):
+	case !rep.Skipped && (l.s.cfg.Attention == nil || (l.att.want > l.att.served && !l.att.held)) && unreadLeft() > 0:
 		// Unread is left (beyond the display cap, or arrived late): the
 		// next wake shows it; each wake delivers some, so this ends.
 		l.setDue(now.Add(cfg.Debounce), TriggerUnread, false)

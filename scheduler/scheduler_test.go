@@ -620,3 +620,37 @@ func TestUnparsedTickShowsItsMessagesAgain(t *testing.T) {
 		t.Errorf("after a valid answer the message is still shown as new:\n%s", third)
 	}
 }
+
+// TestUnreadBeyondDisplayCapGetsAnotherWake checks that a wake which
+// leaves messages unread (more than one request shows) is followed by
+// another, until every message was shown and answered.
+func TestUnreadBeyondDisplayCapGetsAnotherWake(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		m := newModel(func(ctx context.Context, n int, req planner.Request) (string, error) {
+			return fmt.Sprintf(`{"action":"send_message","channelId":"c1","content":"answer %d"}`, n), nil
+		})
+		h := newHarness(t, scheduler.Config{Debounce: 100 * time.Millisecond, DisplayCap: 2}, m)
+		for i := range 5 {
+			h.say(fmt.Sprintf("question %d", i))
+		}
+		h.start()
+		h.waitSent(3)
+		h.waitIdle()
+		counts, err := h.store.UnreadCounts(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if counts["c1"] != 0 {
+			t.Errorf("%d messages left unread", counts["c1"])
+		}
+		reqs := m.requests()
+		if len(reqs) != 3 {
+			t.Errorf("model called %d times, want 3 (two, two and one message shown)", len(reqs))
+		}
+		for i, s := range []string{"question 0", "question 2", "question 4"} {
+			if i < len(reqs) && !strings.Contains(stateOf(reqs[i]), s) {
+				t.Errorf("request %d does not show %q:\n%s", i+1, s, stateOf(reqs[i]))
+			}
+		}
+	})
+}
