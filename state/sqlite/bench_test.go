@@ -236,3 +236,47 @@ func BenchmarkHistory(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkRepeatCheck compares the two reads the send handler's repeat
+// check can make on a channel with a long history, half of it the bot's
+// own: the newest 100 history messages with every column, or only the
+// bot's own five newest among them.
+func BenchmarkRepeatCheck(b *testing.B) {
+	s := benchStore(b)
+	ctx := context.Background()
+	fill(b, s, "c", 200)
+	for i := range 200 {
+		m := benchMsg("c", 1000+i)
+		m.Self = i%2 == 0
+		if _, _, err := s.Ingest(ctx, m); err != nil {
+			b.Fatal(err)
+		}
+	}
+	unread, err := s.Unread(ctx, "c", 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ids := make([]int64, len(unread))
+	for i, m := range unread {
+		ids[i] = m.ID
+	}
+	if err := s.MarkRead(ctx, ids); err != nil {
+		b.Fatal(err)
+	}
+	b.Run("history", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if h, _, err := s.History(ctx, "c", 100); err != nil || len(h) != 100 {
+				b.Fatal(len(h), err)
+			}
+		}
+	})
+	b.Run("recent own", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if own, err := s.RecentOwn(ctx, "c", 100, 5); err != nil || len(own) != 5 {
+				b.Fatal(len(own), err)
+			}
+		}
+	})
+}

@@ -60,7 +60,7 @@ func runtimeTick(ctx context.Context, s *Store, ch state.Channel, i int, req []s
 	if _, err := s.CountUnreadAfter(ctx, ch.ID, watermark); err != nil {
 		return err
 	}
-	if _, _, err := s.History(ctx, ch.ID, 20); err != nil {
+	if _, err := s.RecentOwn(ctx, ch.ID, 100, 5); err != nil {
 		return err
 	}
 	id, err := s.AddOutbox(ctx, state.OutboxEntry{ChannelID: ch.ID, Content: "hello there"})
