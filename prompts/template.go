@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"text/template"
 
 	"go.yaml.in/yaml/v3"
@@ -105,7 +106,17 @@ type Template struct {
 	// errors from text/template point at the line of the file.
 	bodyLine int
 	tmpl     *template.Template
+	// uses are the parts of Data the body reads.
+	uses Fields
+	// bufs holds buffers of earlier renderings: the state message is
+	// rendered every tick, and a buffer grown to its size once need not
+	// grow again.
+	bufs sync.Pool
 }
+
+// maxPooledBuffer bounds the buffers kept for later renderings, so that
+// one huge rendering does not stay in memory.
+const maxPooledBuffer = 64 << 10
 
 // TemplateError is a template that failed to load or render, with the file
 // and the line at fault.
@@ -229,6 +240,7 @@ func Parse(file, path string, src []byte) (*Template, error) {
 		return nil, t.wrap(err)
 	}
 	t.tmpl = tmpl
+	t.uses = usesOf(tmpl.Tree)
 	return t, nil
 }
 
@@ -260,9 +272,18 @@ func (t *Template) wrap(err error) error {
 // Render executes the body with data and returns the text with surrounding
 // white space trimmed. A failure names the file and line.
 func (t *Template) Render(data any) (string, error) {
-	var buf bytes.Buffer
-	if err := t.tmpl.Execute(&buf, data); err != nil {
+	buf, _ := t.bufs.Get().(*bytes.Buffer)
+	if buf == nil {
+		buf = new(bytes.Buffer)
+	}
+	buf.Reset()
+	defer func() {
+		if buf.Cap() <= maxPooledBuffer {
+			t.bufs.Put(buf)
+		}
+	}()
+	if err := t.tmpl.Execute(buf, data); err != nil {
 		return "", t.wrap(err)
 	}
-	return strings.TrimSpace(buf.String()), nil
+	return string(bytes.TrimSpace(buf.Bytes())), nil
 }
