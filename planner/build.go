@@ -137,6 +137,11 @@ type Builder struct {
 	layouts map[layoutKey]*layout
 	// sections are static section texts shared across channels.
 	sections map[string]*sectionCount
+	// rendered are the texts of static template sections by template and
+	// by the data they read (prompts.Data.AppendKey), for the template
+	// set of renderedVersion.
+	rendered        map[*prompts.Template]map[string]string
+	renderedVersion uint64
 }
 
 // NewBuilder returns a builder rendering src's templates and the catalog
@@ -152,7 +157,8 @@ func NewBuilder(src *prompts.Source, reg *actions.Registry, opts BuilderOptions)
 		opts.CachedChannels = DefaultCachedChannels
 	}
 	b := &Builder{src: src, opts: opts, tok: tokens.New(), chats: newChatCaches(opts.CachedChannels),
-		layouts: map[layoutKey]*layout{}, sections: map[string]*sectionCount{}}
+		layouts: map[layoutKey]*layout{}, sections: map[string]*sectionCount{},
+		rendered: map[*prompts.Template]map[string]string{}}
 	b.computed = append(builtinSections(reg), opts.Sections...)
 	return b
 }

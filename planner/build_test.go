@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -352,6 +353,36 @@ func BenchmarkBuildCold(b *testing.B) {
 		bl.mu.Lock()
 		bl.chats.update(in.Channel.ID, func(e *chatCache) { e.sys = nil })
 		bl.mu.Unlock()
+		if _, err := bl.Build(ctx, in); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkBuildFirstTick builds the first request of a new private chat,
+// one message and no history, as each chat of a burst of new chats asks
+// for: the channel's system message is not cached yet, while the
+// template set and other channels' sections are.
+func BenchmarkBuildFirstTick(b *testing.B) {
+	bl := newTestBuilder(b, "", BuilderOptions{Notes: &noteBook{}})
+	// Twice as many channels as the builder caches: each comes back
+	// only after its cache has gone.
+	ids := make([]string, 2*DefaultCachedChannels)
+	titles := make([]string, len(ids))
+	for i := range ids {
+		ids[i] = strconv.Itoa(1000 + i)
+		titles[i] = chatLines[i%len(chatLines)].sender + " " + strconv.Itoa(i%7)
+	}
+	in := fixture("telegram", false)
+	in.History, in.HistoryTotal, in.Actions, in.Unread = nil, 0, nil, nil
+	in.Incoming = in.Incoming[:1]
+	ctx := context.Background()
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		in.Channel.ID, in.Channel.Title = ids[i%len(ids)], titles[i%len(ids)]
+		in.Incoming[0].ChannelID = in.Channel.ID
+		i++
 		if _, err := bl.Build(ctx, in); err != nil {
 			b.Fatal(err)
 		}

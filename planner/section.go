@@ -175,6 +175,10 @@ func canonicalMembers(in []string) []string {
 type part struct {
 	info   state.Section
 	render func(prompts.Data) (string, error)
+	// tmpl is the template a template section renders, nil for a
+	// computed one: its output is a function of tmpl.Uses() alone, so
+	// channels whose data agree there share one rendering.
+	tmpl *prompts.Template
 }
 
 // systemCache is the rendered system message of one channel, valid while
@@ -189,6 +193,12 @@ type systemCache struct {
 	// texts are the static sections' texts, shared with other channels
 	// where equal, by the layout's index; "" for a volatile one.
 	texts []string
+	// volatile tells whether the layout has a volatile section. When it
+	// has none, joined is set and text and infos are the whole message
+	// and its sections.
+	volatile, joined bool
+	text             string
+	infos            []state.Section
 }
 
 // layout is the sections of a system message, in order, as a template set
@@ -237,6 +247,7 @@ func (b *Builder) registry(set *prompts.Set, d prompts.Data) []part {
 		parts = append(parts, part{
 			info:   state.Section{Name: t.Section, Order: t.Order, Source: t.Path, Cache: string(t.Cache), Reason: t.Reason},
 			render: func(d prompts.Data) (string, error) { return t.Render(d) },
+			tmpl:   t,
 		})
 	}
 	for _, s := range b.computed {
@@ -276,32 +287,65 @@ func (b *Builder) system(set *prompts.Set, channelID string, d prompts.Data, now
 			if p.info.Cache == string(prompts.CacheVolatile) {
 				continue
 			}
-			text, err := p.render(d)
+			text, err := b.renderStatic(set.Version, p, &d)
 			if err != nil {
 				return "", nil, fmt.Errorf("section %s: %w", p.info.Name, err)
 			}
-			// Channels share the text of a section that renders the same
-			// for them, and its token count.
-			texts[i] = b.sectionText(strings.TrimSpace(text))
+			texts[i] = text
 		}
 		c = &systemCache{layout: lay, key: key, texts: texts}
+		for _, p := range lay.parts {
+			c.volatile = c.volatile || p.info.Cache == string(prompts.CacheVolatile)
+		}
+		if !c.volatile {
+			// The whole message is the same every tick until the cache
+			// is replaced: join it once.
+			c.text, c.infos, _ = joinSections(c, nil)
+			c.joined = true
+		}
 		b.mu.Lock()
 		b.chats.update(channelID, func(e *chatCache) { e.sys = c })
 		b.mu.Unlock()
 	}
+	if c.joined {
+		// Build appends the state message's section.
+		infos := make([]state.Section, len(c.infos), len(c.infos)+1)
+		copy(infos, c.infos)
+		return c.text, infos, nil
+	}
 	vd := d
 	vd.Now = now.In(b.zone(now))
-	var sb strings.Builder
-	infos := make([]state.Section, 0, len(c.texts)+1)
-	for i, p := range c.layout.parts {
-		text := c.texts[i]
-		if p.info.Cache == string(prompts.CacheVolatile) {
-			t, err := p.render(vd)
+	return joinSections(c, func(p part) (string, error) { return p.render(vd) })
+}
+
+// joinSections joins the sections of c's layout with blank lines, the
+// static ones from c and the volatile ones from render, and says where
+// each lies. Empty sections are left out.
+func joinSections(c *systemCache, render func(part) (string, error)) (string, []state.Section, error) {
+	texts := c.texts
+	if c.volatile {
+		texts = make([]string, len(c.texts))
+		for i, p := range c.layout.parts {
+			texts[i] = c.texts[i]
+			if p.info.Cache != string(prompts.CacheVolatile) {
+				continue
+			}
+			t, err := render(p)
 			if err != nil {
 				return "", nil, fmt.Errorf("section %s: %w", p.info.Name, err)
 			}
-			text = strings.TrimSpace(t)
+			texts[i] = strings.TrimSpace(t)
 		}
+	}
+	size := 0
+	for _, t := range texts {
+		size += len(t) + 2
+	}
+	var sb strings.Builder
+	sb.Grow(size)
+	infos := make([]state.Section, 0, len(texts)+1)
+	for i, p := range c.layout.parts {
+		text := texts[i]
 		if text == "" {
 			continue
 		}
@@ -315,6 +359,57 @@ func (b *Builder) system(set *prompts.Set, channelID string, d prompts.Data, now
 		infos = append(infos, info)
 	}
 	return sb.String(), infos, nil
+}
+
+// maxRendered bounds the renderings of one template kept by the data
+// they depend on; past it they start over.
+const maxRendered = 1024
+
+// renderStatic returns the text of a static section for d, trimmed and
+// shared with the channels it renders the same for (with its token
+// count). A template section is executed only for data it has not seen:
+// most read the bot's name, the platform or nothing, so a channel's first
+// request need not execute them again.
+func (b *Builder) renderStatic(version uint64, p part, d *prompts.Data) (string, error) {
+	uses := prompts.FieldAll
+	if p.tmpl != nil {
+		uses = p.tmpl.Uses()
+	}
+	if uses == prompts.FieldAll {
+		text, err := p.render(*d)
+		if err != nil {
+			return "", err
+		}
+		return b.sectionText(strings.TrimSpace(text)), nil
+	}
+	var buf [128]byte
+	key := d.AppendKey(buf[:0], uses)
+	b.mu.Lock()
+	if b.renderedVersion != version {
+		clear(b.rendered)
+		b.renderedVersion = version
+	}
+	text, ok := b.rendered[p.tmpl][string(key)]
+	b.mu.Unlock()
+	if ok {
+		return text, nil
+	}
+	text, err := p.render(*d)
+	if err != nil {
+		return "", err
+	}
+	text = b.sectionText(strings.TrimSpace(text))
+	b.mu.Lock()
+	if b.renderedVersion == version {
+		m := b.rendered[p.tmpl]
+		if m == nil || len(m) >= maxRendered {
+			m = map[string]string{}
+			b.rendered[p.tmpl] = m
+		}
+		m[string(key)] = text
+	}
+	b.mu.Unlock()
+	return text, nil
 }
 
 // layoutFor returns the layout of set for d's platform and kind of chat.

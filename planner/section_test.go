@@ -197,3 +197,38 @@ func TestLanguageSection(t *testing.T) {
 		}
 	}
 }
+
+// TestStaticTemplateSharedByData checks that channels share the rendering
+// of a static template only where the data it reads agree: the persona
+// reads the bot's name, a custom section the chat's title.
+func TestStaticTemplateSharedByData(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "title.md"), []byte("---\nsection: title\norder: 250\n---\nThis chat is called {{quote .Channel.Title}}.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	b := newTestBuilder(t, dir, BuilderOptions{})
+	tests := []struct {
+		id, title, bot string
+		want           []string
+	}{
+		{"1", "Ada", "Juni", []string{"You are Juni.", `This chat is called "Ada".`}},
+		{"2", "Bo", "Juni", []string{"You are Juni.", `This chat is called "Bo".`}},
+		{"3", "Ada", "Pell", []string{"You are Pell.", `This chat is called "Ada".`}},
+		{"4", "Bo", "Juni", []string{"You are Juni.", `This chat is called "Bo".`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.id, func(t *testing.T) {
+			in := fixture("telegram", false)
+			in.Channel.ID, in.Channel.Title, in.BotName = tt.id, tt.title, tt.bot
+			p, err := b.Build(context.Background(), in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(p.Messages[0].Content, w) {
+					t.Errorf("system message lacks %q:\n%s", w, p.Messages[0].Content)
+				}
+			}
+		})
+	}
+}
