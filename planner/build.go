@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/airi-go/airi/actions"
@@ -142,6 +143,9 @@ type Builder struct {
 	// set of renderedVersion.
 	rendered        map[*prompts.Template]map[string]string
 	renderedVersion uint64
+	// notesExist is set once BuilderOptions.Notes, a NoteChecker, said a
+	// note exists: from then on the notes are read every tick.
+	notesExist atomic.Bool
 }
 
 // NewBuilder returns a builder rendering src's templates and the catalog

@@ -19,6 +19,16 @@ type NoteSource interface {
 	TouchNotes(ctx context.Context, ids []int64, at time.Time) error
 }
 
+// NoteChecker is a NoteSource that can tell cheaply whether any note
+// exists at all. Until one does, the builder asks it instead of reading a
+// channel's notes; once one does, it reads them every tick as a plain
+// NoteSource.
+type NoteChecker interface {
+	// HasNotes reports whether any note is stored, read from the store
+	// as it is now (notes saved by other processes count).
+	HasNotes(ctx context.Context) (bool, error)
+}
+
 // touchEvery is how stale a note's last use may get before showing it
 // records the use again: eviction needs the order of uses, not every one,
 // and a request should not write to the store each time.
@@ -32,6 +42,16 @@ const touchEvery = time.Hour
 func (b *Builder) memory(ctx context.Context, in Input) ([]prompts.Note, error) {
 	notes := in.Notes
 	if notes == nil && b.opts.Notes != nil {
+		if c, ok := b.opts.Notes.(NoteChecker); ok && !b.notesExist.Load() {
+			has, err := c.HasNotes(ctx)
+			if err != nil {
+				return nil, fmt.Errorf("read memory notes: %w", err)
+			}
+			if !has {
+				return nil, nil
+			}
+			b.notesExist.Store(true)
+		}
 		msgs := append(append([]state.Message(nil), in.History...), in.Incoming...)
 		view := state.ViewOf(in.Channel, msgs)
 		var err error

@@ -151,3 +151,55 @@ func TestMemoryKeepsSystemMessageStable(t *testing.T) {
 		t.Error("the system message changed before the memory section")
 	}
 }
+
+// checkedBook is a noteBook that says whether it holds notes, and counts
+// the reads of a channel's notes.
+type checkedBook struct {
+	noteBook
+	reads int
+}
+
+func (cb *checkedBook) HasNotes(context.Context) (bool, error) {
+	cb.mu.Lock()
+	defer cb.mu.Unlock()
+	return len(cb.notes) > 0, nil
+}
+
+func (cb *checkedBook) Notes(ctx context.Context, f state.NoteFilter) ([]state.Note, error) {
+	cb.reads++
+	return cb.noteBook.Notes(ctx, f)
+}
+
+// TestMemoryAsksWhetherNotesExist: while the store holds no note, a tick
+// does not read the channel's notes; the first note saved shows on the
+// next tick, and from then on the notes are read every tick.
+func TestMemoryAsksWhetherNotesExist(t *testing.T) {
+	cb := &checkedBook{}
+	b := newTestBuilder(t, "", BuilderOptions{Notes: cb})
+	in := withSenders(fixture("telegram", false))
+	mem := func() string {
+		t.Helper()
+		p, err := b.Build(context.Background(), in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return memoryText(t, p)
+	}
+	for range 2 {
+		if m := mem(); m != "" || cb.reads != 0 {
+			t.Fatalf("with no notes: memory %q after %d reads, want none and no read", m, cb.reads)
+		}
+	}
+	cb.mu.Lock()
+	cb.notes = []state.Note{{ID: 1, Scope: state.ScopeGlobal, Text: "the harbour opens at six"}}
+	cb.mu.Unlock()
+	if m := mem(); !strings.Contains(m, "the harbour opens at six") || cb.reads != 1 {
+		t.Errorf("after a note was saved: memory %q after %d reads, want the note and one read", m, cb.reads)
+	}
+	cb.mu.Lock()
+	cb.notes = nil
+	cb.mu.Unlock()
+	if m := mem(); m != "" || cb.reads != 2 {
+		t.Errorf("after the note was deleted: memory %q after %d reads, want none and a second read", m, cb.reads)
+	}
+}
