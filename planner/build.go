@@ -197,11 +197,10 @@ func (b *Builder) Build(ctx context.Context, in Input) (Prompt, error) {
 		return Prompt{}, fmt.Errorf("build prompt for %q: %w", in.Channel.ID, err)
 	}
 	data.Memory = mem
-	system, infos, err := b.system(set, in.Channel.ID, data, in.Now)
+	system, infos, sysTokens, err := b.system(set, in.Channel.ID, data, in.Now)
 	if err != nil {
 		return Prompt{}, fmt.Errorf("build prompt for %q: %w", in.Channel.ID, err)
 	}
-	sysTokens := b.systemTokens(system, infos)
 	in, shown := b.fitIncoming(in, b.opts.MaxTokens/4)
 
 	hist := b.window(in.History, in.HistoryTotal)

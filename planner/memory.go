@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/airi-go/airi/prompts"
@@ -85,14 +84,4 @@ func (b *Builder) memory(ctx context.Context, in Input) ([]prompts.Note, error) 
 		}
 	}
 	return out, nil
-}
-
-// memoryKey is the part of the system cache key the notes make: it
-// changes exactly when the memory section's text would.
-func memoryKey(notes []prompts.Note) string {
-	var b strings.Builder
-	for _, n := range notes {
-		fmt.Fprintf(&b, "%s\x00%s\x00%s\x00%s\x00%t\x01", n.ID, n.Scope, n.About, n.Text, n.Shareable)
-	}
-	return b.String()
 }

@@ -187,18 +187,20 @@ type part struct {
 // only a saving: BenchmarkBuild and BenchmarkBuildCold show its cost.
 type systemCache struct {
 	layout *layout
-	// key is a digest of factsKey: the facts themselves (the notes of
-	// the memory section among them) need not be kept to tell a change.
+	// key is a digest of the static data (prompts.Data.AppendKey): the
+	// facts themselves (the notes of the memory section among them) need
+	// not be kept to tell a change.
 	key [sha256.Size]byte
 	// texts are the static sections' texts, shared with other channels
 	// where equal, by the layout's index; "" for a volatile one.
 	texts []string
 	// volatile tells whether the layout has a volatile section. When it
-	// has none, joined is set and text and infos are the whole message
-	// and its sections.
+	// has none, joined is set and text, infos and tokens are the whole
+	// message, its sections and its token count.
 	volatile, joined bool
 	text             string
 	infos            []state.Section
+	tokens           int
 }
 
 // layout is the sections of a system message, in order, as a template set
@@ -218,21 +220,6 @@ type layoutKey struct {
 // maxLayouts bounds the layouts kept; past it they are made again (only
 // many platforms would fill it).
 const maxLayouts = 64
-
-func factsKey(d prompts.Data) string {
-	var b strings.Builder
-	for _, s := range []string{d.Bot.Name, d.Language, d.Platform, d.Channel.ID, d.Channel.Title, fmt.Sprint(d.Channel.Group), d.Attention} {
-		b.WriteString(s)
-		b.WriteByte(0)
-	}
-	for _, m := range d.Channel.Members {
-		b.WriteString(m)
-		b.WriteByte(1)
-	}
-	b.WriteByte(2)
-	b.WriteString(memoryKey(d.Memory))
-	return b.String()
-}
 
 // registry returns every section that applies, sorted by order then name.
 func (b *Builder) registry(set *prompts.Set, d prompts.Data) []part {
@@ -272,11 +259,16 @@ func (b *Builder) registry(set *prompts.Set, d prompts.Data) []part {
 	return parts
 }
 
-// system renders the system message of a channel. Static sections are
-// rendered once and reused while the template set and the channel's facts
-// are unchanged, so consecutive ticks send the same bytes.
-func (b *Builder) system(set *prompts.Set, channelID string, d prompts.Data, now time.Time) (string, []state.Section, error) {
-	key := sha256.Sum256([]byte(factsKey(d)))
+// system renders the system message of a channel and counts its tokens.
+// Static sections are rendered once and reused while the template set and
+// the channel's facts are unchanged, so consecutive ticks send the same
+// bytes.
+func (b *Builder) system(set *prompts.Set, channelID string, d prompts.Data, now time.Time) (string, []state.Section, int, error) {
+	// Everything the static sections can see makes the key: the notes of
+	// the memory section too, so a changed note renders the system
+	// message again.
+	var buf [512]byte
+	key := sha256.Sum256(d.AppendKey(buf[:0], prompts.FieldAll))
 	b.mu.Lock()
 	c := b.chats.get(channelID).sys
 	b.mu.Unlock()
@@ -289,7 +281,7 @@ func (b *Builder) system(set *prompts.Set, channelID string, d prompts.Data, now
 			}
 			text, err := b.renderStatic(set.Version, p, &d)
 			if err != nil {
-				return "", nil, fmt.Errorf("section %s: %w", p.info.Name, err)
+				return "", nil, 0, fmt.Errorf("section %s: %w", p.info.Name, err)
 			}
 			texts[i] = text
 		}
@@ -301,6 +293,7 @@ func (b *Builder) system(set *prompts.Set, channelID string, d prompts.Data, now
 			// The whole message is the same every tick until the cache
 			// is replaced: join it once.
 			c.text, c.infos, _ = joinSections(c, nil)
+			c.tokens = b.systemTokens(c.text, c.infos)
 			c.joined = true
 		}
 		b.mu.Lock()
@@ -311,11 +304,15 @@ func (b *Builder) system(set *prompts.Set, channelID string, d prompts.Data, now
 		// Build appends the state message's section.
 		infos := make([]state.Section, len(c.infos), len(c.infos)+1)
 		copy(infos, c.infos)
-		return c.text, infos, nil
+		return c.text, infos, c.tokens, nil
 	}
 	vd := d
 	vd.Now = now.In(b.zone(now))
-	return joinSections(c, func(p part) (string, error) { return p.render(vd) })
+	text, infos, err := joinSections(c, func(p part) (string, error) { return p.render(vd) })
+	if err != nil {
+		return "", nil, 0, err
+	}
+	return text, infos, b.systemTokens(text, infos), nil
 }
 
 // joinSections joins the sections of c's layout with blank lines, the
