@@ -215,11 +215,9 @@ func (d *Data) AppendKey(dst []byte, f Fields) []byte {
 		}
 	}
 	at := func(t time.Time) {
-		// The zone's name and offset show in renderings, not only the instant.
-		name, off := t.Zone()
-		str(t.Format(time.RFC3339Nano))
-		str(name)
-		num(off)
+		// Renderings show the zone, not only the instant, and a time
+		// printed whole shows its monotonic reading: String has both.
+		str(t.String())
 		str(t.Location().String())
 	}
 	for bit := Fields(1); bit <= FieldUnread; bit <<= 1 {

@@ -141,6 +141,7 @@ func copyField(dst, src *Data, bit Fields) {
 }
 
 func TestAppendKeyDelimits(t *testing.T) {
+	now := time.Now()
 	tests := []struct {
 		name string
 		a, b Data
@@ -152,6 +153,7 @@ func TestAppendKeyDelimits(t *testing.T) {
 			Data{Bot: Bot{Name: "ab"}, Language: "c"}, Data{Bot: Bot{Name: "a"}, Language: "bc"}, FieldBotName | FieldLanguage},
 		{"same instant, other zone",
 			Data{Now: time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)}, Data{Now: time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC).In(time.FixedZone("X", 3600))}, FieldNow},
+		{"monotonic reading", Data{Now: now}, Data{Now: now.Round(0)}, FieldNow},
 		{"note shareable",
 			Data{Memory: []Note{{ID: "1", Shareable: true}}}, Data{Memory: []Note{{ID: "1"}}}, FieldMemory},
 	}
