@@ -105,6 +105,17 @@ func (s *Store) Note(ctx context.Context, id int64) (state.Note, error) {
 	return n, nil
 }
 
+// HasNotes reports whether any note is stored, read from the database as
+// it is now: a channel need not run its view's notes query while none
+// exists.
+func (s *Store) HasNotes(ctx context.Context) (bool, error) {
+	var has bool
+	if err := s.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM notes)`).Scan(&has); err != nil {
+		return false, fmt.Errorf("look for notes: %w", err)
+	}
+	return has, nil
+}
+
 // Notes returns the notes f selects in the documented order.
 func (s *Store) Notes(ctx context.Context, f state.NoteFilter) ([]state.Note, error) {
 	var (
