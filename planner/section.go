@@ -195,12 +195,12 @@ type systemCache struct {
 	// where equal, by the layout's index; "" for a volatile one.
 	texts []string
 	// volatile tells whether the layout has a volatile section. When it
-	// has none, joined is set and text, infos and tokens are the whole
-	// message, its sections and its token count.
-	volatile, joined bool
-	text             string
-	infos            []state.Section
-	tokens           int
+	// has none, counted is set and tokens is the whole message's token
+	// count. The joined text is not kept: it is made again each tick from
+	// texts, which are shared with other channels, so an idle channel
+	// holds a few string headers rather than its own copy of the message.
+	volatile, counted bool
+	tokens            int
 }
 
 // layout is the sections of a system message, in order, as a template set
@@ -291,20 +291,18 @@ func (b *Builder) system(set *prompts.Set, channelID string, d prompts.Data, now
 		}
 		if !c.volatile {
 			// The whole message is the same every tick until the cache
-			// is replaced: join it once.
-			c.text, c.infos, _ = joinSections(c, nil)
-			c.tokens = b.systemTokens(c.text, c.infos)
-			c.joined = true
+			// is replaced: count it once.
+			text, infos, _ := joinSections(c, nil)
+			c.tokens = b.systemTokens(text, infos)
+			c.counted = true
 		}
 		b.mu.Lock()
 		b.chats.update(channelID, func(e *chatCache) { e.sys = c })
 		b.mu.Unlock()
 	}
-	if c.joined {
-		// Build appends the state message's section.
-		infos := make([]state.Section, len(c.infos), len(c.infos)+1)
-		copy(infos, c.infos)
-		return c.text, infos, c.tokens, nil
+	if c.counted {
+		text, infos, err := joinSections(c, nil)
+		return text, infos, c.tokens, err
 	}
 	vd := d
 	vd.Now = now.In(b.zone(now))

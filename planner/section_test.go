@@ -8,11 +8,13 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 
 	"go.uber.org/zap/zaptest"
 
 	"github.com/airi-go/airi/actions"
 	"github.com/airi-go/airi/prompts"
+	"github.com/airi-go/airi/state"
 )
 
 func sectionNames(p Prompt) []string {
@@ -230,5 +232,42 @@ func TestStaticTemplateSharedByData(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestSystemCacheSharesSectionTexts: two private chats whose static
+// sections render alike hold the same strings, not a copy each, and no
+// channel keeps its own joined message, so an idle chat costs a few string
+// headers whatever the length of the system message.
+func TestSystemCacheSharesSectionTexts(t *testing.T) {
+	b := newTestBuilder(t, "", BuilderOptions{})
+	a, c := fixture("telegram", false), fixture("telegram", false)
+	c.Channel.ID, c.Channel.Title = "43", "Bo"
+	c.Channels = []state.Channel{c.Channel}
+	for _, in := range []Input{a, c} {
+		if _, err := b.Build(context.Background(), in); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ca, cc := b.chats.get(a.Channel.ID).sys, b.chats.get(c.Channel.ID).sys
+	if ca == nil || cc == nil {
+		t.Fatal("no system message cached for the channels")
+	}
+	if ca.layout != cc.layout {
+		t.Errorf("the two chats have a layout each, want one shared")
+	}
+	shared := 0
+	for i := range ca.texts {
+		x, y := ca.texts[i], cc.texts[i]
+		if x == "" || x != y {
+			continue
+		}
+		if unsafe.StringData(x) != unsafe.StringData(y) {
+			t.Errorf("section %s: equal texts are held twice", ca.layout.parts[i].info.Name)
+		}
+		shared++
+	}
+	if shared == 0 {
+		t.Errorf("no static section is shared between two private chats")
 	}
 }
