@@ -8,6 +8,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"go.uber.org/zap"
 )
 
 func benchEnv(vars map[string]string) func(string) string {
@@ -97,4 +100,35 @@ func TestBenchUsage(t *testing.T) {
 			}
 		})
 	}
+}
+
+// BenchmarkBurst runs the burst scenario of `airi bench` (default
+// settings, a model that answers at once) and reports the runtime's CPU
+// and allocations per tick, everything but the model: the ingest of the
+// message, the wake, the prompt, the parse, the send and the records.
+// go test -run X -bench Burst -benchtime 3x ./cmd/airi/
+func BenchmarkBurst(b *testing.B) {
+	const chats = 500
+	cfg, err := loadConfig("", benchEnv(nil))
+	if err != nil {
+		b.Fatal(err)
+	}
+	var cpu, allocs, ticks, last float64
+	for b.Loop() {
+		res, err := runBench(context.Background(), cfg, benchSpec{Burst: chats, Drain: time.Minute}, b.TempDir(), newMemPeaks(""), zap.NewNop())
+		if err != nil {
+			b.Fatal(err)
+		}
+		if res.Lost != 0 || res.ChatsUnanswered != 0 {
+			b.Fatalf("%d messages lost, %d chats unanswered", res.Lost, res.ChatsUnanswered)
+		}
+		n := float64(res.Ticks)
+		cpu += res.CPUPerTickMS * n
+		allocs += res.AllocsPerTick * n
+		ticks += n
+		last += res.LastReplyMS
+	}
+	b.ReportMetric(cpu/ticks, "cpu-ms/tick")
+	b.ReportMetric(allocs/ticks, "allocs/tick")
+	b.ReportMetric(last/float64(b.N), "last-reply-ms")
 }
