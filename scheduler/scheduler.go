@@ -503,6 +503,12 @@ func (s *Scheduler) Deliver(ctx context.Context, ch state.Channel, msg state.Mes
 	if err := s.upsertChannel(ctx, ch, msg); err != nil {
 		return err
 	}
+	if s.cfg.Attention != nil && !ch.Group && !msg.Self && s.allowed(ch.ID) {
+		// Every message of a direct chat is decided "direct" (a budget
+		// that holds it is recorded over it below): stored with the
+		// message, the decision costs no write of its own.
+		msg.Decision = attention.ReasonDirect
+	}
 	stored, isNew, err := s.deps.Store.Ingest(ctx, msg)
 	if err != nil {
 		return fmt.Errorf("deliver: store message: %w", err)
