@@ -273,3 +273,33 @@ func checkNotes(t *testing.T, s state.Store, want []state.Note) {
 	}
 	equal(t, "notes", normNotes(ns), normNotes(want))
 }
+
+// NoteChecker is a store that tells cheaply whether any note exists.
+type NoteChecker interface {
+	HasNotes(ctx context.Context) (bool, error)
+}
+
+// RunHasNotes saves and deletes a note through other, a second store on
+// the same database (as `airi memory import` and `airi memory delete` do
+// from another process), and checks that runtime sees each change at once.
+func RunHasNotes(t *testing.T, runtime NoteChecker, other state.Store) {
+	t.Helper()
+	ctx := context.Background()
+	has := func(want bool) {
+		t.Helper()
+		got, err := runtime.HasNotes(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != want {
+			t.Fatalf("HasNotes = %v, want %v", got, want)
+		}
+	}
+	has(false)
+	n, _ := saveNote(t, other, state.Note{Scope: state.ScopeGlobal, Text: "the harbour opens at six"}, state.DefaultNoteLimits(state.ScopeGlobal))
+	has(true)
+	if err := other.DeleteNote(ctx, n.ID); err != nil {
+		t.Fatal(err)
+	}
+	has(false)
+}
