@@ -498,8 +498,12 @@ func percentile(ds []time.Duration, q float64) float64 {
 
 // rssMB reads a memory figure of this process from /proc (0 where there
 // is none).
-func rssMB(field string) float64 {
-	b, err := os.ReadFile("/proc/self/status")
+func rssMB(field string) float64 { return procStatusMB("self", field) }
+
+// procStatusMB reads a kB figure (VmRSS, VmHWM, RssAnon...) of process
+// pid ("self" for this one) from /proc, in MB; 0 where there is none.
+func procStatusMB(pid, field string) float64 {
+	b, err := os.ReadFile("/proc/" + pid + "/status")
 	if err != nil {
 		return 0
 	}

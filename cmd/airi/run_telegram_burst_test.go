@@ -10,11 +10,9 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -71,7 +69,7 @@ func TestRunTelegramBurst(t *testing.T) {
 	// Let start-up work (the database, the first poll) finish before
 	// reading the idle figure.
 	settle(t, bot, 2*time.Second)
-	idleKB, idleAnonKB, idleFileKB := procField(t, pid, "VmRSS"), procField(t, pid, "RssAnon"), procField(t, pid, "RssFile")
+	idle, idleAnon, idleFile := procField(t, pid, "VmRSS"), procField(t, pid, "RssAnon"), procField(t, pid, "RssFile")
 
 	var profile chan []byte
 	if profileDir != "" {
@@ -80,7 +78,7 @@ func TestRunTelegramBurst(t *testing.T) {
 		go func() { profile <- fetchProfile(admin+"/debug/pprof/profile?seconds=10", adminToken) }()
 	}
 
-	cpu0, self0 := procCPU(t, pid), selfCPU(t)
+	cpu0, self0 := procCPU(t, pid), cpuTime().Seconds()
 	tgConns0, modelConns0 := tgConns.Load(), modelConns.Load()
 	first := time.Now()
 	users := make([]telegramtest.User, n)
@@ -115,8 +113,8 @@ func TestRunTelegramBurst(t *testing.T) {
 	if ctx.Err() != nil {
 		t.Fatalf("the updates were not all confirmed: %v", ctx.Err())
 	}
-	cpu1, self1 := procCPU(t, pid), selfCPU(t)
-	peakKB := procField(t, pid, "VmHWM")
+	cpu1, self1 := procCPU(t, pid), cpuTime().Seconds()
+	peak := procField(t, pid, "VmHWM")
 	if profile != nil {
 		if err := os.WriteFile(filepath.Join(profileDir, "cpu.pprof"), <-profile, 0o644); err != nil {
 			t.Fatal(err)
@@ -147,11 +145,10 @@ func TestRunTelegramBurst(t *testing.T) {
 	if len(sent) != n {
 		t.Errorf("%d messages sent for %d chats", len(sent), n)
 	}
-	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
 	t.Logf("burst of %d chats: last reply %.2fs after the first message; reply latency p50 %.2fs, p99 %.2fs; all stored (confirmed) after %.2fs",
-		n, last.Sub(first).Seconds(), pct(lat, 0.50).Seconds(), pct(lat, 0.99).Seconds(), intake.Sub(first).Seconds())
+		n, last.Sub(first).Seconds(), percentile(lat, 0.50)/1000, percentile(lat, 0.99)/1000, intake.Sub(first).Seconds())
 	t.Logf("bot: idle RSS %.1f MB (%.1f MB anonymous, %.1f MB mapped from files), peak RSS %.1f MB, CPU %.2fs in the burst; test process (both fakes) CPU %.2fs",
-		kbToMB(idleKB), kbToMB(idleAnonKB), kbToMB(idleFileKB), kbToMB(peakKB), cpu1-cpu0, self1-self0)
+		idle, idleAnon, idleFile, peak, cpu1-cpu0, self1-self0)
 	t.Logf("calls: %d to the model over %d new connections; %d getUpdates, %d sendMessage, %d sendChatAction over %d new connections",
 		model.Calls(), modelConns.Load()-modelConns0, tg.Calls("getUpdates"), tg.Calls("sendMessage"), tg.Calls("sendChatAction"), tgConns.Load()-tgConns0)
 }
@@ -186,24 +183,14 @@ func settle(t *testing.T, p *botProcess, d time.Duration) {
 	}
 }
 
-// procField reads a kB field of /proc/<pid>/status (VmRSS, VmHWM).
-func procField(t *testing.T, pid int, field string) int64 {
+// procField reads a figure of /proc/<pid>/status (VmRSS, VmHWM) in MB.
+func procField(t *testing.T, pid int, field string) float64 {
 	t.Helper()
-	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		t.Fatal(err)
+	mb := procStatusMB(strconv.Itoa(pid), field)
+	if mb <= 0 {
+		t.Fatalf("no %s in /proc/%d/status", field, pid)
 	}
-	for _, line := range strings.Split(string(raw), "\n") {
-		if v, ok := strings.CutPrefix(line, field+":"); ok {
-			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
-			if err != nil {
-				t.Fatalf("read %s of %q: %v", field, line, err)
-			}
-			return kb
-		}
-	}
-	t.Fatalf("no %s in /proc/%d/status", field, pid)
-	return 0
+	return mb
 }
 
 // procCPU is the user and system CPU time of a process, in seconds.
@@ -224,25 +211,6 @@ func procCPU(t *testing.T, pid int) float64 {
 	}
 	const ticksPerSecond = 100 // USER_HZ on Linux
 	return float64(utime+stime) / ticksPerSecond
-}
-
-// selfCPU is the CPU time of the test process, in seconds.
-func selfCPU(t *testing.T) float64 {
-	t.Helper()
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		t.Fatal(err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
-}
-
-func kbToMB(kb int64) float64 { return float64(kb) / 1024 }
-
-func pct(ds []time.Duration, q float64) time.Duration {
-	if len(ds) == 0 {
-		return 0
-	}
-	return ds[min(len(ds)-1, int(q*float64(len(ds))))]
 }
 
 // fetchProfile gets a profile from the admin server (nil on failure: the
