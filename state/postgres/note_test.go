@@ -3,13 +3,9 @@ package postgres_test
 import (
 	"testing"
 
-	"github.com/airi-go/airi/planner"
-	"github.com/airi-go/airi/state/postgres"
 	"github.com/airi-go/airi/state/postgres/pgtest"
 	"github.com/airi-go/airi/state/storetest"
 )
-
-var _ planner.NoteChecker = (*postgres.Store)(nil)
 
 // TestHasNotesSeesOtherWriters saves and deletes a note through a second
 // store on the same schema, as `airi memory import` and `airi memory

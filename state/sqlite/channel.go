@@ -42,14 +42,11 @@ ON CONFLICT (id) DO UPDATE SET
 	title     = CASE WHEN excluded.title = '' THEN channels.title ELSE excluded.title END,
 	members   = coalesce(?6, channels.members)
 RETURNING ` + channelCols
-	st, err := s.prepare(ctx, s.writer, query)
 	var stored state.Channel
-	if err == nil {
-		err = s.batchStmt(ctx, st, func(ctx context.Context, st *sql.Stmt) error {
-			stored, err = scanChannel(st.QueryRowContext(ctx, ch.ID, ch.Platform, ch.NativeID, boolInt(ch.Group), ch.Title, members))
-			return err
-		})
-	}
+	err := s.writeStmt(ctx, query, func(ctx context.Context, st *sql.Stmt) (err error) {
+		stored, err = scanChannel(st.QueryRowContext(ctx, ch.ID, ch.Platform, ch.NativeID, boolInt(ch.Group), ch.Title, members))
+		return err
+	})
 	if err != nil {
 		return fmt.Errorf("upsert channel %q: %w", ch.ID, err)
 	}
@@ -162,10 +159,5 @@ func (c *channelCache) set(id string, ch *state.Channel) {
 	if c.m == nil {
 		c.m = map[string]state.Channel{}
 	}
-	v := *ch
-	v.Members = nil // as scanChannel reads an empty list
-	if len(ch.Members) > 0 {
-		v.Members = slices.Clone(ch.Members)
-	}
-	c.m[id] = v
+	c.m[id] = *ch
 }

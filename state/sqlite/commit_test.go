@@ -151,7 +151,9 @@ func TestBatchConcurrentWrites(t *testing.T) {
 
 // TestChannelCacheFollowsUpserts reads a channel while it is upserted from
 // other goroutines: once they are done, the channel read is the last one
-// written, and changing a returned channel changes nothing stored.
+// written, and changing a returned channel changes nothing stored. (A read
+// racing an upsert is held to the generation rule deterministically by
+// TestChannelCacheDropsStaleReads.)
 func TestChannelCacheFollowsUpserts(t *testing.T) {
 	s, err := Open(context.Background(), filepath.Join(t.TempDir(), "airi.db"), zaptest.NewLogger(t))
 	if err != nil {

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"go.uber.org/zap/zaptest"
+
+	"github.com/airi-go/airi/state"
 )
 
 // TestRecentOwnPlan checks that the repeat check's read takes the
@@ -31,5 +33,32 @@ func TestRecentOwnPlan(t *testing.T) {
 		if strings.Contains(plan, bad) {
 			t.Errorf("plan has %q:\n%s", bad, plan)
 		}
+	}
+}
+
+// TestChannelCacheDropsStaleReads: a channel read before an upsert and
+// put in the cache after it (a read racing the write) is not kept; the
+// cache keeps what the upsert stored.
+func TestChannelCacheDropsStaleReads(t *testing.T) {
+	ctx := context.Background()
+	s, err := Open(ctx, filepath.Join(t.TempDir(), "airi.db"), zaptest.NewLogger(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.UpsertChannel(ctx, state.Channel{ID: "c", Platform: "telegram", Title: "old"}); err != nil {
+		t.Fatal(err)
+	}
+	gen := s.chans.generation() // a read begins
+	if err := s.UpsertChannel(ctx, state.Channel{ID: "c", Platform: "telegram", Title: "new"}); err != nil {
+		t.Fatal(err)
+	}
+	s.chans.put(gen, state.Channel{ID: "c", Platform: "telegram", Title: "old"}) // and ends
+	ch, err := s.Channel(ctx, "c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ch.Title != "new" {
+		t.Errorf("channel title %q after a stale read, want %q", ch.Title, "new")
 	}
 }

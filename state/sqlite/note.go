@@ -144,27 +144,11 @@ func (s *Store) Notes(ctx context.Context, f state.NoteFilter) ([]state.Note, er
 // about half a view's Notes query, which a channel need not run when no
 // note exists.
 func (s *Store) HasNotes(ctx context.Context) (bool, error) {
-	rows, err := s.queryShort(ctx, `SELECT EXISTS (SELECT 1 FROM notes)`)
-	if err != nil {
-		return false, fmt.Errorf("look for notes: %w", err)
-	}
-	has, err := collectOne(rows)
-	if err != nil {
+	var has bool
+	if err := s.row(ctx, s.reader, `SELECT EXISTS (SELECT 1 FROM notes)`).Scan(&has); err != nil {
 		return false, fmt.Errorf("look for notes: %w", err)
 	}
 	return has, nil
-}
-
-// collectOne scans the boolean of a one-row, one-column result.
-func collectOne(rows *sql.Rows) (bool, error) {
-	defer rows.Close()
-	var v bool
-	if rows.Next() {
-		if err := rows.Scan(&v); err != nil {
-			return false, err
-		}
-	}
-	return v, rows.Err()
 }
 
 // DeleteNote deletes one note.

@@ -4,12 +4,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/airi-go/airi/planner"
-	"github.com/airi-go/airi/state/sqlite"
 	"github.com/airi-go/airi/state/storetest"
 )
-
-var _ planner.NoteChecker = (*sqlite.Store)(nil)
 
 // TestHasNotesSeesOtherWriters saves and deletes a note through a second
 // store on the same file, as `airi memory import` and `airi memory delete`

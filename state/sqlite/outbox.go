@@ -67,9 +67,6 @@ func (s *Store) RecordSent(ctx context.Context, id int64, platformID, errText st
 		return fmt.Errorf("record sent message: %w", err)
 	}
 	msg = ingestReady(msg)
-	if _, err := s.prepare(ctx, s.writer, setOutboxSQL); err != nil {
-		return fmt.Errorf("record sent message of outbox entry %d: %w", id, err)
-	}
 	err := s.batch(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		st, err := s.txStmt(ctx, tx, s.writer, setOutboxSQL)
 		if err != nil {

@@ -262,15 +262,21 @@ func (s *Store) prepare(ctx context.Context, db *sql.DB, query string) (*sql.Stm
 	return st, nil
 }
 
-// exec runs a write statement on the writer connection, batched with
-// others arriving at the same time.
-func (s *Store) exec(ctx context.Context, query string, args ...any) (res sql.Result, err error) {
+// writeStmt prepares query on the writer connection and runs it with
+// run, batched with the writes arriving at the same time.
+func (s *Store) writeStmt(ctx context.Context, query string, run func(ctx context.Context, st *sql.Stmt) error) error {
 	st, err := s.prepare(ctx, s.writer, query)
 	if err != nil {
 		s.health.observe(err)
-		return nil, err
+		return err
 	}
-	err = s.batchStmt(ctx, st, func(ctx context.Context, st *sql.Stmt) error {
+	return s.batchStmt(ctx, st, run)
+}
+
+// exec runs a write statement on the writer connection, batched with
+// others arriving at the same time.
+func (s *Store) exec(ctx context.Context, query string, args ...any) (res sql.Result, err error) {
+	err = s.writeStmt(ctx, query, func(ctx context.Context, st *sql.Stmt) error {
 		res, err = st.ExecContext(ctx, args...)
 		return err
 	})
@@ -280,12 +286,7 @@ func (s *Store) exec(ctx context.Context, query string, args ...any) (res sql.Re
 // insert runs an INSERT ... RETURNING id on the writer connection,
 // batched with others arriving at the same time, and returns the id.
 func (s *Store) insert(ctx context.Context, query string, args ...any) (id int64, err error) {
-	st, err := s.prepare(ctx, s.writer, query)
-	if err != nil {
-		s.health.observe(err)
-		return 0, err
-	}
-	err = s.batchStmt(ctx, st, func(ctx context.Context, st *sql.Stmt) error {
+	err = s.writeStmt(ctx, query, func(ctx context.Context, st *sql.Stmt) error {
 		return st.QueryRowContext(ctx, args...).Scan(&id)
 	})
 	return id, err
@@ -386,7 +387,7 @@ func (s *Store) txStmt(ctx context.Context, tx *sql.Tx, db *sql.DB, query string
 // for txStmt.
 func (s *Store) txQueries() map[*sql.DB][]string {
 	return map[*sql.DB][]string{
-		s.writer: {ingestInsertSQL, ingestExistingSQL, trimCountSQL},
+		s.writer: {ingestInsertSQL, ingestExistingSQL, trimCountSQL, setOutboxSQL, appendActionSQL, addTickSQL},
 		s.reader: {historyCountSQL, historySQL},
 	}
 }

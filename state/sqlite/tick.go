@@ -76,12 +76,6 @@ func (s *Store) RecordTick(ctx context.Context, act *state.ActionRecord, keep, o
 	if err != nil {
 		return 0, 0, err
 	}
-	// Prepared outside the transaction, so that it finds them.
-	for _, q := range []string{appendActionSQL, addTickSQL} {
-		if _, err := s.prepare(ctx, s.writer, q); err != nil {
-			return 0, 0, fmt.Errorf("record tick for %q: %w", t.ChannelID, err)
-		}
-	}
 	err = s.batch(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		actionID, tickID = 0, 0
 		if act != nil {

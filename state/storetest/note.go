@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/airi-go/airi/planner"
 	"github.com/airi-go/airi/state"
 )
 
@@ -274,15 +275,10 @@ func checkNotes(t *testing.T, s state.Store, want []state.Note) {
 	equal(t, "notes", normNotes(ns), normNotes(want))
 }
 
-// NoteChecker is a store that tells cheaply whether any note exists.
-type NoteChecker interface {
-	HasNotes(ctx context.Context) (bool, error)
-}
-
 // RunHasNotes saves and deletes a note through other, a second store on
 // the same database (as `airi memory import` and `airi memory delete` do
 // from another process), and checks that runtime sees each change at once.
-func RunHasNotes(t *testing.T, runtime NoteChecker, other state.Store) {
+func RunHasNotes(t *testing.T, runtime planner.NoteChecker, other state.Store) {
 	t.Helper()
 	ctx := context.Background()
 	has := func(want bool) {
