@@ -352,6 +352,8 @@ func BenchmarkBuildCold(b *testing.B) {
 	for b.Loop() {
 		bl.mu.Lock()
 		bl.chats.update(in.Channel.ID, func(e *chatCache) { e.sys = nil })
+		clear(bl.rendered)
+		clear(bl.layouts)
 		bl.mu.Unlock()
 		if _, err := bl.Build(ctx, in); err != nil {
 			b.Fatal(err)

@@ -45,13 +45,7 @@ func (c *chatCaches) get(id string) chatCache {
 // update changes the channel's cache with f, keeping it among the most
 // recent.
 func (c *chatCaches) update(id string, f func(*chatCache)) {
-	var e chatCache
-	if p, ok := c.cur[id]; ok {
-		e = *p
-	} else if p, ok := c.old[id]; ok {
-		e = *p
-		delete(c.old, id)
-	}
+	e := c.get(id)
 	f(&e)
 	c.add(id, &e)
 }

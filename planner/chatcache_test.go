@@ -14,10 +14,20 @@ func TestChatCachesKeepTheMostRecent(t *testing.T) {
 		if c.len() > 4 {
 			t.Fatalf("%d channels cached after %d, at most 4 wanted", c.len(), i+1)
 		}
-		if i == 5 {
-			// c4 was added just before: it is used again and stays.
+		switch i {
+		case 6:
+			// c4 and c5 are the older half now; c4 is used again, which
+			// makes it recent.
 			if c.get("c4").turns == nil {
-				t.Fatal("the channel cached just before is gone")
+				t.Fatal("c4, built two channels before, is gone")
+			}
+		case 7:
+			// The older half is given up: c5 goes, c4 (used since) stays.
+			if c.get("c5").turns != nil {
+				t.Error("c5, not used since it was built, is still cached")
+			}
+			if c.get("c4").turns == nil {
+				t.Error("c4, used again, is gone")
 			}
 		}
 	}

@@ -194,13 +194,12 @@ type systemCache struct {
 	// texts are the static sections' texts, shared with other channels
 	// where equal, by the layout's index; "" for a volatile one.
 	texts []string
-	// volatile tells whether the layout has a volatile section. When it
-	// has none, counted is set and tokens is the whole message's token
-	// count. The joined text is not kept: it is made again each tick from
-	// texts, which are shared with other channels, so an idle channel
-	// holds a few string headers rather than its own copy of the message.
-	volatile, counted bool
-	tokens            int
+	// tokens is the whole message's token count when the layout has no
+	// volatile section. The joined text is not kept: it is made again
+	// each tick from texts, which are shared with other channels, so an
+	// idle channel holds a few string headers rather than its own copy of
+	// the message.
+	tokens int
 }
 
 // layout is the sections of a system message, in order, as a template set
@@ -209,6 +208,8 @@ type systemCache struct {
 type layout struct {
 	version uint64
 	parts   []part
+	// volatile tells whether a part is volatile (rendered every tick).
+	volatile bool
 }
 
 // layoutKey selects a layout of the current template set.
@@ -286,21 +287,24 @@ func (b *Builder) system(set *prompts.Set, channelID string, d prompts.Data, now
 			texts[i] = text
 		}
 		c = &systemCache{layout: lay, key: key, texts: texts}
-		for _, p := range lay.parts {
-			c.volatile = c.volatile || p.info.Cache == string(prompts.CacheVolatile)
-		}
-		if !c.volatile {
+		var (
+			text  string
+			infos []state.Section
+		)
+		if !lay.volatile {
 			// The whole message is the same every tick until the cache
 			// is replaced: count it once.
-			text, infos, _ := joinSections(c, nil)
+			text, infos, _ = joinSections(c, nil)
 			c.tokens = b.systemTokens(text, infos)
-			c.counted = true
 		}
 		b.mu.Lock()
 		b.chats.update(channelID, func(e *chatCache) { e.sys = c })
 		b.mu.Unlock()
+		if !lay.volatile {
+			return text, infos, c.tokens, nil
+		}
 	}
-	if c.counted {
+	if !c.layout.volatile {
 		text, infos, err := joinSections(c, nil)
 		return text, infos, c.tokens, err
 	}
@@ -318,7 +322,7 @@ func (b *Builder) system(set *prompts.Set, channelID string, d prompts.Data, now
 // each lies. Empty sections are left out.
 func joinSections(c *systemCache, render func(part) (string, error)) (string, []state.Section, error) {
 	texts := c.texts
-	if c.volatile {
+	if c.layout.volatile {
 		texts = make([]string, len(c.texts))
 		for i, p := range c.layout.parts {
 			texts[i] = c.texts[i]
@@ -419,6 +423,9 @@ func (b *Builder) layoutFor(set *prompts.Set, d prompts.Data) *layout {
 		clear(b.layouts)
 	}
 	l := &layout{version: set.Version, parts: b.registry(set, d)}
+	for _, p := range l.parts {
+		l.volatile = l.volatile || p.info.Cache == string(prompts.CacheVolatile)
+	}
 	b.layouts[k] = l
 	return l
 }
