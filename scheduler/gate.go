@@ -10,9 +10,8 @@ import "sync"
 type gate struct {
 	mu   sync.Mutex
 	free int
-	// queue[head:] are the loops waiting, oldest first.
+	// queue are the loops waiting, oldest first.
 	queue []func()
-	head  int
 }
 
 func newGate(n int) *gate { return &gate{free: n} }
@@ -35,25 +34,16 @@ func (g *gate) enter(start func()) {
 // leave frees the caller's place, handing it to the oldest loop waiting.
 func (g *gate) leave() {
 	g.mu.Lock()
-	if g.head == len(g.queue) {
+	if len(g.queue) == 0 {
 		g.free++
 		g.mu.Unlock()
 		return
 	}
-	start := g.queue[g.head]
-	g.queue[g.head] = nil
-	g.head++
-	switch {
-	case g.head == len(g.queue) && cap(g.queue) > 1024:
-		// Empty after a burst: the array goes with it.
-		g.queue, g.head = nil, 0
-	case g.head == len(g.queue):
-		g.queue, g.head = g.queue[:0], 0
-	case g.head >= 64 && g.head*2 >= len(g.queue):
-		// Mostly consumed: move the waiting ones to the front.
-		n := copy(g.queue, g.queue[g.head:])
-		clear(g.queue[n:])
-		g.queue, g.head = g.queue[:n], 0
+	start := g.queue[0]
+	g.queue[0] = nil
+	g.queue = g.queue[1:]
+	if len(g.queue) == 0 {
+		g.queue = nil // the array of a burst goes with it
 	}
 	g.mu.Unlock()
 	start()

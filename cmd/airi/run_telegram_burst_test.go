@@ -101,18 +101,23 @@ func TestRunTelegramBurst(t *testing.T) {
 		}
 	}()
 	// The moment the last update is confirmed: every message is stored.
-	stored := make(chan time.Time, 1)
+	type confirmed struct {
+		at  time.Time
+		err error
+	}
+	stored := make(chan confirmed, 1)
 	go func() {
-		_ = tg.WaitConfirmed(ctx, lastUpdate)
-		stored <- time.Now()
+		err := tg.WaitConfirmed(ctx, lastUpdate)
+		stored <- confirmed{time.Now(), err}
 	}()
 	if _, err := tg.WaitSent(ctx, n); err != nil {
 		t.Fatalf("%v; bot stderr (tail):\n%s", err, tail(bot.stderr.String(), 4000))
 	}
-	intake := <-stored
-	if ctx.Err() != nil {
-		t.Fatalf("the updates were not all confirmed: %v", ctx.Err())
+	c := <-stored
+	if c.err != nil {
+		t.Fatalf("the updates were not all confirmed: %v", c.err)
 	}
+	intake := c.at
 	cpu1, self1 := procCPU(t, pid), cpuTime().Seconds()
 	peak := procField(t, pid, "VmHWM")
 	if profile != nil {
