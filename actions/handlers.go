@@ -29,6 +29,11 @@ type Store interface {
 	CountUnreadAfter(ctx context.Context, channelID string, after int64) (int, error)
 	UnreadCounts(ctx context.Context) (map[string]int, error)
 	History(ctx context.Context, channelID string, limit int) ([]state.Message, int, error)
+	// RecentOwn returns the bot's own messages among the channel's newest
+	// scan history messages, newest first, at most limit of them, with
+	// their content and time: what History would show of them, without
+	// reading every column of the others.
+	RecentOwn(ctx context.Context, channelID string, scan, limit int) ([]state.Message, error)
 	ClearActions(ctx context.Context, channelID string) error
 	Ingest(ctx context.Context, msg state.Message) (state.Message, bool, error)
 	AddOutbox(ctx context.Context, e state.OutboxEntry) (int64, error)

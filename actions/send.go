@@ -161,7 +161,7 @@ func (h *builtins) checkSize(out state.Outgoing, platform string) *Result {
 // messages in the channel sent within the repeat window, so a model that
 // repeats itself delivers its message once.
 func (h *builtins) checkRepeat(ctx context.Context, channelID, content string) (*Result, error) {
-	own, err := h.recentOwn(ctx, channelID)
+	own, err := h.deps.Store.RecentOwn(ctx, channelID, repeatScan, repeatLookback)
 	if err != nil {
 		return nil, fmt.Errorf("look for repeats in %q: %w", channelID, err)
 	}
@@ -179,34 +179,6 @@ func (h *builtins) checkRepeat(ctx context.Context, channelID, content string) (
 		}
 	}
 	return nil, nil
-}
-
-// recentOwn returns the bot's own messages among the channel's newest
-// repeatScan history messages, newest first, at most repeatLookback: from
-// the store's narrow read when it has one, else picked out of History.
-func (h *builtins) recentOwn(ctx context.Context, channelID string) ([]state.Message, error) {
-	if r, ok := h.deps.Store.(recentOwnReader); ok {
-		return r.RecentOwn(ctx, channelID, repeatScan, repeatLookback)
-	}
-	hist, _, err := h.deps.Store.History(ctx, channelID, repeatScan)
-	if err != nil {
-		return nil, err
-	}
-	var own []state.Message
-	for i := len(hist) - 1; i >= 0 && len(own) < repeatLookback; i-- {
-		if hist[i].Self {
-			own = append(own, hist[i])
-		}
-	}
-	return own, nil
-}
-
-// recentOwnReader is the optional ability of a store to read only the
-// bot's own messages among a channel's newest scan history messages,
-// newest first, at most limit of them, with their content and time: what
-// History would show of them, without reading every column of the others.
-type recentOwnReader interface {
-	RecentOwn(ctx context.Context, channelID string, scan, limit int) ([]state.Message, error)
 }
 
 // sameText reduces a message to what makes two sends the same: its words,

@@ -80,32 +80,8 @@ func TestSendLimits(t *testing.T) {
 	}
 }
 
-// historyOnly is a store without the narrow read of the bot's recent
-// messages, so repeats are looked for in History.
-type historyOnly struct{ actions.Store }
-
 func TestSendRepeatIsRefused(t *testing.T) {
-	tests := []struct {
-		name string
-		wrap func(f *fixture, d *actions.HandlerDeps)
-	}{
-		{"narrow read", nil},
-		{"history", func(f *fixture, d *actions.HandlerDeps) { d.Store = historyOnly{f.st} }},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			f := newFixtureWith(t, tt.wrap)
-			if _, ok := any(f.st).(interface {
-				RecentOwn(ctx context.Context, channelID string, scan, limit int) ([]state.Message, error)
-			}); !ok && tt.wrap == nil {
-				t.Fatal("the SQLite store has no narrow read of the bot's recent messages")
-			}
-			testSendRepeatIsRefused(t, f)
-		})
-	}
-}
-
-func testSendRepeatIsRefused(t *testing.T, f *fixture) {
+	f := newFixture(t)
 	send := func(content string) actions.Result {
 		t.Helper()
 		res := f.run(t, sendRaw("c1", content), actions.Call{})

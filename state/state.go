@@ -58,6 +58,10 @@ type Store interface {
 	// oldest first, and how many such messages the channel has in total
 	// (limit <= 0 means all).
 	History(ctx context.Context, channelID string, limit int) (msgs []Message, total int, err error)
+	// RecentOwn returns the bot's own messages among the channel's newest
+	// scan messages History would show, newest first, at most limit of
+	// them, with their content and time, without reading the others' rows.
+	RecentOwn(ctx context.Context, channelID string, scan, limit int) ([]Message, error)
 	// LastMessageID returns the highest message id stored for a channel (0 if none).
 	LastMessageID(ctx context.Context, channelID string) (int64, error)
 	// SetDecision records the attention decision on the given messages

@@ -8,23 +8,12 @@ import (
 	"github.com/airi-go/airi/state"
 )
 
-// recentOwnReader is the optional ability of an engine to read only the
-// bot's own messages among a channel's newest history messages (the
-// repeat check of actions' send_message).
-type recentOwnReader interface {
-	RecentOwn(ctx context.Context, channelID string, scan, limit int) ([]state.Message, error)
-}
-
 // testRecentOwn checks RecentOwn against what picking the bot's own
 // messages out of History finds, newest first, on channels whose own
 // messages are interleaved with others', pushed out of the scanned window,
 // followed by unread messages, or dated out of order.
 func testRecentOwn(t *testing.T, s state.Store) {
-	r, ok := s.(recentOwnReader)
-	if !ok {
-		t.Logf("%T has no narrow read of the bot's recent messages: repeats are looked for in History", s)
-		return
-	}
+	r := s
 	ctx := context.Background()
 	// A channel's messages, oldest first: o is the bot's own, i an
 	// incoming message marked read, u one left unread; a number repeats
