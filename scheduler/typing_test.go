@@ -2,6 +2,7 @@ package scheduler_test
 
 import (
 	"context"
+	"fmt"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/airi-go/airi/planner"
 	"github.com/airi-go/airi/scheduler"
+	"github.com/airi-go/airi/state"
 )
 
 // TestTypingIndicator shows the typing indicator only while a model call
@@ -59,4 +61,44 @@ func TestTypingIndicator(t *testing.T) {
 			})
 		})
 	}
+}
+
+// TestTypingGivesTheSlotBack: with one model slot, a platform slow to
+// answer the typing indicator does not hold the slot: the next chat's
+// call starts when the model has answered, not when the indicator's
+// request returns (on the bubble's virtual clock).
+func TestTypingGivesTheSlotBack(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var starts []time.Time
+		m := newModel(func(ctx context.Context, n int, req planner.Request) (string, error) {
+			starts = append(starts, time.Now())
+			select {
+			case <-time.After(time.Second):
+			case <-ctx.Done():
+				return "", ctx.Err()
+			}
+			return fmt.Sprintf(`{"action":"send_message","channelId":%q,"content":"pong"}`, req.ChannelID), nil
+		})
+		h := newHarness(t, scheduler.Config{Debounce: 10 * time.Millisecond, Concurrency: 1}, m)
+		h.typing = func(ctx context.Context, id string) {
+			select {
+			case <-time.After(5 * time.Second):
+			case <-ctx.Done():
+			}
+		}
+		h.start()
+		h.say("ping 1")
+		ch := state.Channel{ID: "c2", Platform: "console", Title: "other"}
+		if err := h.sched.Deliver(context.Background(), ch, state.Message{ChannelID: "c2", PlatformID: "o1", SenderName: "bo", Content: "ping 2", Time: time.Now().UTC()}); err != nil {
+			t.Fatal(err)
+		}
+		h.waitSent(2)
+		h.waitIdle()
+		if len(starts) < 2 {
+			t.Fatalf("%d model calls, want 2", len(starts))
+		}
+		if gap := starts[1].Sub(starts[0]); gap > 2*time.Second {
+			t.Errorf("the second chat's call started %v after the first, want about the model's 1s: the slot waited for the indicator", gap)
+		}
+	})
 }

@@ -296,6 +296,8 @@ func (l *loop) tick(ctx context.Context, w *wakeState) tickOutcome {
 	if err != nil {
 		return fail(what, err)
 	}
+	stopTyping := s.typing(ctx, l.id)
+	defer stopTyping()
 	resp, interrupted, err := s.complete(ctx, l, w, req, watermark)
 	if err != nil && !interrupted && ctx.Err() == nil && errors.Is(err, planner.ErrContextLength) && w.shrink < maxShrink {
 		// The estimate was over what this model takes: record the refusal,
@@ -313,6 +315,7 @@ func (l *loop) tick(ctx context.Context, w *wakeState) tickOutcome {
 		resp, interrupted, err = s.complete(ctx, l, w, req, watermark)
 	}
 	freeSlot()
+	stopTyping()
 	spent = s.cost(req, resp, err)
 	if s.cfg.Attention != nil && (err != nil || interrupted) {
 		l.called(now, nil)
@@ -450,24 +453,11 @@ func (l *loop) answered(ctx context.Context, w *wakeState, now time.Time, rec *s
 	if actRec.Name != actions.NameBreak {
 		act = &actRec
 	}
-	tickID, recorded := s.recordTogether(bg, act, *rec)
-	if recorded && act != nil && len(out.res.Shown) > 0 {
+	tickID, actionStored := s.recordEnd(bg, act, *rec)
+	if actionStored && len(out.res.Shown) > 0 {
 		// The next request shows this result; what it lists is read
 		// once the model answers that request.
 		w.pending = out.res.Shown
-	}
-	if !recorded {
-		if act != nil {
-			if _, err := s.deps.Store.AppendAction(bg, actRec); err != nil {
-				s.log.Error("record action", zap.String("channel", l.id), zap.Error(err))
-			} else if len(out.res.Shown) > 0 {
-				w.pending = out.res.Shown
-			}
-			if err := s.deps.Store.TrimActions(bg, l.id, s.cfg.ActionKeep, s.cfg.ActionOver); err != nil {
-				s.log.Error("trim action history", zap.String("channel", l.id), zap.Error(err))
-			}
-		}
-		tickID = s.record(bg, *rec)
 	}
 	if len(out.res.Notes) > 0 && tickID > 0 {
 		if nt, ok := s.deps.Store.(noteTicker); ok {
@@ -504,23 +494,32 @@ type tickRecorder interface {
 	RecordTick(ctx context.Context, act *state.ActionRecord, keep, over int, t state.Tick) (actionID, tickID int64, err error)
 }
 
-// recordTogether records the end of a tick with the store's RecordTick,
-// when it has one, and reports whether it did; the caller records the
-// parts one by one otherwise.
-func (s *Scheduler) recordTogether(ctx context.Context, act *state.ActionRecord, rec state.Tick) (int64, bool) {
-	tr, ok := s.deps.Store.(tickRecorder)
-	if !ok {
-		return 0, false
-	}
-	_, id, err := tr.RecordTick(ctx, act, s.cfg.ActionKeep, s.cfg.ActionOver, rec)
-	if err != nil {
+// recordEnd records the end of a tick: the action record (when there is
+// one), the trim of the action history and the tick record, in one
+// transaction when the store can, else one by one. It returns the tick's
+// id and whether the action record was stored.
+func (s *Scheduler) recordEnd(ctx context.Context, act *state.ActionRecord, rec state.Tick) (tickID int64, actionStored bool) {
+	if tr, ok := s.deps.Store.(tickRecorder); ok {
+		_, id, err := tr.RecordTick(ctx, act, s.cfg.ActionKeep, s.cfg.ActionOver, rec)
+		if err == nil {
+			if s.deps.OnTick != nil {
+				s.deps.OnTick(rec)
+			}
+			return id, act != nil
+		}
 		s.log.Warn("record the tick in one transaction; recording its parts one by one", zap.String("channel", rec.ChannelID), zap.Error(err))
-		return 0, false
 	}
-	if s.deps.OnTick != nil {
-		s.deps.OnTick(rec)
+	if act != nil {
+		if _, err := s.deps.Store.AppendAction(ctx, *act); err != nil {
+			s.log.Error("record action", zap.String("channel", rec.ChannelID), zap.Error(err))
+		} else {
+			actionStored = true
+		}
+		if err := s.deps.Store.TrimActions(ctx, rec.ChannelID, s.cfg.ActionKeep, s.cfg.ActionOver); err != nil {
+			s.log.Error("trim action history", zap.String("channel", rec.ChannelID), zap.Error(err))
+		}
 	}
-	return id, true
+	return s.record(ctx, rec), actionStored
 }
 
 // noteTicker is the optional ability of a store to record which tick
@@ -530,40 +529,36 @@ type noteTicker interface {
 }
 
 // typingDelay is how long a model call runs before the channel shows a
-// typing indicator: an answer within it appears about as soon as the
-// indicator would.
+// typing indicator.
 const typingDelay = 500 * time.Millisecond
+
+// typing shows the channel's typing indicator once the model has worked
+// for typingDelay: an answer within it appears about as soon as the
+// indicator would. The indicator is a request to the platform of its own,
+// sent beside the call rather than before it. stop cancels it when not yet
+// sent and otherwise waits for it, so that it never follows the reply; the
+// caller gives its model slot back first, so a slow platform holds no slot.
+func (s *Scheduler) typing(ctx context.Context, id string) (stop func()) {
+	if s.deps.Typing == nil {
+		return func() {}
+	}
+	done := make(chan struct{})
+	t := time.AfterFunc(typingDelay, func() {
+		defer close(done)
+		s.deps.Typing(ctx, id)
+	})
+	return sync.OnceFunc(func() {
+		if !t.Stop() {
+			<-done
+		}
+	})
+}
 
 // complete calls the model; the caller holds a model slot. A message arriving
 // for the channel cancels the call once per wake (when interrupts are on),
 // if it is newer than watermark: a message stored just before the request
 // was built signals after it, but the request already shows it.
 func (s *Scheduler) complete(ctx context.Context, l *loop, w *wakeState, req planner.Request, watermark int64) (planner.Response, bool, error) {
-	if s.deps.Typing != nil {
-		// The indicator is a request to the platform of its own: shown
-		// while the model works rather than before, it does not hold the
-		// model slot for a round trip, and an answer that comes within
-		// typingDelay needs none. Once asked for, the answer waits for it,
-		// so that the indicator never follows the reply.
-		var typing sync.WaitGroup
-		answered := make(chan struct{})
-		typing.Add(1)
-		go func() {
-			defer typing.Done()
-			t := time.NewTimer(typingDelay)
-			defer t.Stop()
-			select {
-			case <-t.C:
-				s.deps.Typing(ctx, l.id)
-			case <-answered:
-			case <-ctx.Done():
-			}
-		}()
-		defer func() {
-			close(answered)
-			typing.Wait()
-		}()
-	}
 	callCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var (
