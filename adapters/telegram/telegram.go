@@ -26,6 +26,7 @@ import (
 
 	"github.com/airi-go/airi/adapters"
 	"github.com/airi-go/airi/internal/backoff"
+	"github.com/airi-go/airi/internal/transport"
 )
 
 // Name is the adapter's name, the platform of the channels it reports.
@@ -61,10 +62,6 @@ type Config struct {
 	// every request gets its deadline from PollTimeout and HTTPTimeout.
 	HTTPClient *http.Client
 }
-
-// maxIdleConns is how many idle connections to the Bot API the adapter's
-// own client keeps for reuse.
-const maxIdleConns = 64
 
 // ErrUnauthorized is returned by Run when the Bot API refuses the token.
 var ErrUnauthorized = errors.New("TELEGRAM_BOT_TOKEN was refused by the Bot API")
@@ -131,14 +128,9 @@ func New(cfg Config, cursors adapters.Cursors, logger *zap.Logger) (*Adapter, er
 	}
 	client := cfg.HTTPClient
 	if client == nil {
-		a.ownHTTP = http.DefaultTransport.(*http.Transport).Clone()
 		// Every request goes to one host, several at once when many chats
-		// are answered together (a send and a typing indicator per model
-		// slot, and the poll). net/http keeps only 2 idle connections per
-		// host by default and closes the rest after each request, so a
-		// burst would pay a new TCP and TLS handshake for most of its
-		// requests.
-		a.ownHTTP.MaxIdleConnsPerHost = maxIdleConns
+		// are answered together.
+		a.ownHTTP = transport.New()
 		client = &http.Client{Transport: a.ownHTTP}
 	}
 	a.call = &caller{client: client, token: cfg.Token}

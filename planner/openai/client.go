@@ -33,13 +33,9 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/airi-go/airi/internal/backoff"
+	httptransport "github.com/airi-go/airi/internal/transport"
 	"github.com/airi-go/airi/planner"
 )
-
-// maxIdleConns is how many idle connections to the model's endpoint the
-// client's own transport keeps for reuse: enough for every model slot of a
-// busy runtime.
-const maxIdleConns = 64
 
 // Client calls an OpenAI-compatible Chat Completions endpoint. It is safe
 // for concurrent use.
@@ -93,13 +89,9 @@ func New(cfg Config, logger *zap.Logger) (*Client, error) {
 	base := hc.Transport
 	if base == nil {
 		// An own pool, so that CloseIdleConnections touches only ours.
-		t := http.DefaultTransport.(*http.Transport).Clone()
 		// All calls go to one host, as many at once as there are model
-		// slots; with net/http's default of 2 idle connections per host
-		// the others are closed after each call and the next calls open
-		// new ones (a TCP and TLS handshake each).
-		t.MaxIdleConnsPerHost = maxIdleConns
-		base = t
+		// slots.
+		base = httptransport.New()
 	}
 	hc.Transport = &transport{base: base}
 
