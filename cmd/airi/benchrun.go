@@ -17,6 +17,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/airi-go/airi/internal/rusage"
 	"github.com/airi-go/airi/planner"
 	"github.com/airi-go/airi/state"
 	"github.com/airi-go/airi/state/sqlite"
@@ -326,7 +327,7 @@ func runBench(ctx context.Context, cfg config, spec benchSpec, dir string, peaks
 	resetPeakRSS()
 	var ms0 runtime.MemStats
 	runtime.ReadMemStats(&ms0)
-	cpu0 := cpuTime()
+	cpu0 := rusage.CPU()
 	start := time.Now()
 
 	samplerDone := make(chan struct{})
@@ -430,7 +431,7 @@ func runBench(ctx context.Context, cfg config, spec benchSpec, dir string, peaks
 		return res, ctx.Err()
 	}
 	wall := time.Since(start)
-	cpu := cpuTime() - cpu0
+	cpu := rusage.CPU() - cpu0
 	var ms1 runtime.MemStats
 	runtime.ReadMemStats(&ms1)
 	res.PeakRSSMB = peakRSSMB()
@@ -533,5 +534,5 @@ func peakRSSMB() float64 {
 	if v := rssMB("VmHWM"); v > 0 {
 		return v
 	}
-	return maxRSSMB()
+	return rusage.MaxRSSMB()
 }

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/airi-go/airi/adapters/telegram/telegramtest"
+	"github.com/airi-go/airi/internal/rusage"
 	"github.com/airi-go/airi/planner/openai/openaitest"
 )
 
@@ -78,7 +79,7 @@ func TestRunTelegramBurst(t *testing.T) {
 		go func() { profile <- fetchProfile(admin+"/debug/pprof/profile?seconds=10", adminToken) }()
 	}
 
-	cpu0, self0 := procCPU(t, pid), cpuTime().Seconds()
+	cpu0, self0 := procCPU(t, pid), rusage.CPU().Seconds()
 	tgConns0, modelConns0 := tgConns.Load(), modelConns.Load()
 	first := time.Now()
 	users := make([]telegramtest.User, n)
@@ -118,7 +119,7 @@ func TestRunTelegramBurst(t *testing.T) {
 		t.Fatalf("the updates were not all confirmed: %v", c.err)
 	}
 	intake := c.at
-	cpu1, self1 := procCPU(t, pid), cpuTime().Seconds()
+	cpu1, self1 := procCPU(t, pid), rusage.CPU().Seconds()
 	peak := procField(t, pid, "VmHWM")
 	if profile != nil {
 		if err := os.WriteFile(filepath.Join(profileDir, "cpu.pprof"), <-profile, 0o644); err != nil {

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/airi-go/airi/internal/rusage"
 	"github.com/airi-go/airi/state"
 )
 
@@ -101,7 +102,7 @@ func BenchmarkRuntimeTick(b *testing.B) {
 				}
 				fill(b, s, chans[c].ID, 200)
 			}
-			w0, cpu0 := s.Work(), processCPU()
+			w0, cpu0 := s.Work(), rusage.CPU()
 			var n, next atomic.Int64
 			b.ReportAllocs()
 			if loops == 1 {
@@ -123,7 +124,7 @@ func BenchmarkRuntimeTick(b *testing.B) {
 					}
 				})
 			}
-			w, cpu := s.Work(), processCPU()-cpu0
+			w, cpu := s.Work(), rusage.CPU()-cpu0
 			ops := float64(b.N)
 			b.ReportMetric(float64(cpu.Nanoseconds())/ops, "cpu-ns/op")
 			b.ReportMetric(float64(w.Statements-w0.Statements)/ops, "stmts/op")

@@ -1,6 +1,8 @@
 //go:build unix
 
-package main
+// Package rusage reads what this process has used of the machine, for the
+// load commands and benchmarks that report it.
+package rusage
 
 import (
 	"runtime"
@@ -8,8 +10,8 @@ import (
 	"time"
 )
 
-// cpuTime is the CPU time this process has used, user and system.
-func cpuTime() time.Duration {
+// CPU is the CPU time this process has used, user and system.
+func CPU() time.Duration {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
 		return 0
@@ -17,8 +19,8 @@ func cpuTime() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-// maxRSSMB is the peak resident size of the whole process.
-func maxRSSMB() float64 {
+// MaxRSSMB is the peak resident size of this process, in MB.
+func MaxRSSMB() float64 {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
 		return 0
