@@ -500,7 +500,8 @@ func (s *Scheduler) Deliver(ctx context.Context, ch state.Channel, msg state.Mes
 	if closed {
 		return errors.New("deliver: scheduler is shutting down")
 	}
-	if err := s.upsertChannel(ctx, ch, msg); err != nil {
+	ch, changed, err := s.channelUpdate(ctx, ch, msg)
+	if err != nil {
 		return err
 	}
 	if s.cfg.Attention != nil && !ch.Group && !msg.Self && s.allowed(ch.ID) {
@@ -509,9 +510,9 @@ func (s *Scheduler) Deliver(ctx context.Context, ch state.Channel, msg state.Mes
 		// message, the decision costs no write of its own.
 		msg.Decision = attention.ReasonDirect
 	}
-	stored, isNew, err := s.deps.Store.Ingest(ctx, msg)
+	stored, isNew, err := s.store(ctx, ch, changed, msg)
 	if err != nil {
-		return fmt.Errorf("deliver: store message: %w", err)
+		return err
 	}
 	if isNew && !msg.Self {
 		fields := []zap.Field{zap.String("channel", ch.ID), zap.String("sender", msg.SenderID), zap.Int("chars", utf8.RuneCountInString(msg.Content))}
@@ -545,12 +546,15 @@ func (s *Scheduler) Deliver(ctx context.Context, ch state.Channel, msg state.Mes
 // maxMembers bounds the member list kept per channel.
 const maxMembers = 50
 
-func (s *Scheduler) upsertChannel(ctx context.Context, ch state.Channel, msg state.Message) error {
+// channelUpdate returns ch as it is to be stored with msg (the title and
+// members kept, msg's sender added to a group's members), and whether that
+// differs from what is stored.
+func (s *Scheduler) channelUpdate(ctx context.Context, ch state.Channel, msg state.Message) (state.Channel, bool, error) {
 	old, err := s.deps.Store.Channel(ctx, ch.ID)
 	switch {
 	case errors.Is(err, state.ErrNotFound):
 	case err != nil:
-		return fmt.Errorf("deliver: look up channel: %w", err)
+		return ch, false, fmt.Errorf("deliver: look up channel: %w", err)
 	default:
 		if ch.Title == "" {
 			ch.Title = old.Title
@@ -560,14 +564,37 @@ func (s *Scheduler) upsertChannel(ctx context.Context, ch state.Channel, msg sta
 	if ch.Group && !msg.Self && msg.SenderName != "" {
 		ch.Members = mergeMembers(ch.Members, []string{msg.SenderName})
 	}
-	if err == nil && sameChannel(old, ch) {
-		return nil
+	return ch, err != nil || !sameChannel(old, ch), nil
+}
+
+// channelIngester is the optional ability of a store to record a channel
+// and store a message of it in one transaction.
+type channelIngester interface {
+	IngestIn(ctx context.Context, ch state.Channel, msg state.Message) (state.Message, bool, error)
+}
+
+// store records ch when changed and stores msg, in one transaction when
+// the store can.
+func (s *Scheduler) store(ctx context.Context, ch state.Channel, changed bool, msg state.Message) (state.Message, bool, error) {
+	if changed {
+		if ci, ok := s.deps.Store.(channelIngester); ok {
+			stored, isNew, err := ci.IngestIn(ctx, ch, msg)
+			if err != nil {
+				return stored, isNew, fmt.Errorf("deliver: store message and channel: %w", err)
+			}
+			s.titles.set(ch.ID, ch.Title)
+			return stored, isNew, nil
+		}
+		if err := s.deps.Store.UpsertChannel(ctx, ch); err != nil {
+			return state.Message{}, false, fmt.Errorf("deliver: record channel: %w", err)
+		}
+		s.titles.set(ch.ID, ch.Title)
 	}
-	if err := s.deps.Store.UpsertChannel(ctx, ch); err != nil {
-		return fmt.Errorf("deliver: record channel: %w", err)
+	stored, isNew, err := s.deps.Store.Ingest(ctx, msg)
+	if err != nil {
+		return stored, isNew, fmt.Errorf("deliver: store message: %w", err)
 	}
-	s.titles.set(ch.ID, ch.Title)
-	return nil
+	return stored, isNew, nil
 }
 
 // title returns a channel's title, from memory once known.

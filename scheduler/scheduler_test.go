@@ -654,3 +654,37 @@ func TestUnreadBeyondDisplayCapGetsAnotherWake(t *testing.T) {
 		}
 	})
 }
+
+// TestDeliverNewChannelOneWrite: the first message of a chat records the
+// chat and the message in one write transaction, and later messages that
+// change nothing about the chat write the message alone.
+func TestDeliverNewChannelOneWrite(t *testing.T) {
+	h := newHarness(t, scheduler.Config{}, newModel(echo))
+	ctx := context.Background()
+	ch := state.Channel{ID: "c9", Platform: "console", Title: "Harbour log"}
+	// The bot's own messages wake nothing, so no tick writes meanwhile.
+	own := func(pid string) state.Message {
+		return state.Message{PlatformID: pid, SenderName: "Bot", Self: true, Content: "noted " + pid, Time: time.Unix(100, 0)}
+	}
+	w0 := h.store.Work()
+	if err := h.sched.Deliver(ctx, ch, own("o1")); err != nil {
+		t.Fatal(err)
+	}
+	if w := h.store.Work(); w.Writes-w0.Writes != 1 {
+		t.Errorf("the first message of a chat took %d write transactions, want 1", w.Writes-w0.Writes)
+	}
+	got, err := h.store.Channel(ctx, "c9")
+	if err != nil || got.Title != "Harbour log" {
+		t.Fatalf("channel after its first message: %+v, %v", got, err)
+	}
+	w0 = h.store.Work()
+	if err := h.sched.Deliver(ctx, ch, own("o2")); err != nil {
+		t.Fatal(err)
+	}
+	if w := h.store.Work(); w.Writes-w0.Writes != 1 {
+		t.Errorf("a message of a known chat took %d write transactions, want 1", w.Writes-w0.Writes)
+	}
+	if hist, _, err := h.store.History(ctx, "c9", 0); err != nil || len(hist) != 2 {
+		t.Errorf("history: %d messages, %v; want 2", len(hist), err)
+	}
+}

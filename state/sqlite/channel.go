@@ -16,23 +16,80 @@ import (
 // Members keeps what was stored, so an adapter that does not know them on
 // every event does not erase them.
 func (s *Store) UpsertChannel(ctx context.Context, ch state.Channel) error {
+	args, err := channelArgs(ch)
+	if err != nil {
+		return err
+	}
+	unlock := s.chans.lock(ch.ID)
+	defer unlock()
+	s.chans.set(ch.ID, nil)
+	var stored state.Channel
+	err = s.writeStmt(ctx, upsertChannelSQL, func(ctx context.Context, st *sql.Stmt) (err error) {
+		stored, err = scanChannel(st.QueryRowContext(ctx, args...))
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("upsert channel %q: %w", ch.ID, err)
+	}
+	s.chans.set(ch.ID, &stored)
+	return nil
+}
+
+// IngestIn stores msg as Ingest does and records its channel ch as
+// UpsertChannel does, in one transaction: the first message of a chat, or
+// one whose sender joins a group's member list, costs one commit instead
+// of two. Nothing is stored when either fails.
+func (s *Store) IngestIn(ctx context.Context, ch state.Channel, msg state.Message) (state.Message, bool, error) {
+	args, err := channelArgs(ch)
+	if err != nil {
+		return state.Message{}, false, err
+	}
+	if msg.ChannelID != ch.ID {
+		return state.Message{}, false, fmt.Errorf("ingest message: it belongs to channel %q, not %q", msg.ChannelID, ch.ID)
+	}
+	if err := msg.Validate(); err != nil {
+		return state.Message{}, false, fmt.Errorf("ingest message: %w", err)
+	}
+	in := ingestReady(msg)
+	unlock := s.chans.lock(ch.ID)
+	defer unlock()
+	s.chans.set(ch.ID, nil)
+	var (
+		stored state.Channel
+		isNew  bool
+	)
+	err = s.batch(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		var err error
+		if stored, err = scanChannel(s.txRow(ctx, tx, s.writer, upsertChannelSQL, args...)); err != nil {
+			return fmt.Errorf("upsert channel: %w", err)
+		}
+		msg, isNew, err = s.ingestTx(ctx, tx, in)
+		return err
+	})
+	if err != nil {
+		return state.Message{}, false, fmt.Errorf("ingest message %q in %q: %w", in.PlatformID, ch.ID, err)
+	}
+	s.chans.set(ch.ID, &stored)
+	return msg, isNew, nil
+}
+
+// channelArgs validates ch and returns the arguments of upsertChannelSQL.
+func channelArgs(ch state.Channel) ([]any, error) {
 	if err := ch.Validate(); err != nil {
-		return fmt.Errorf("upsert channel: %w", err)
+		return nil, fmt.Errorf("upsert channel: %w", err)
 	}
 	var members any // NULL keeps the stored members
 	if ch.Members != nil {
 		b, err := json.Marshal(ch.Members)
 		if err != nil {
-			return fmt.Errorf("upsert channel %q: %w", ch.ID, err)
+			return nil, fmt.Errorf("upsert channel %q: %w", ch.ID, err)
 		}
 		members = string(b)
 	}
-	// One upsert at a time, so that what the cache keeps is what the
-	// last write stored.
-	s.chans.upsert.Lock()
-	defer s.chans.upsert.Unlock()
-	s.chans.set(ch.ID, nil)
-	query := `
+	return []any{ch.ID, ch.Platform, ch.NativeID, boolInt(ch.Group), ch.Title, members}, nil
+}
+
+const upsertChannelSQL = `
 INSERT INTO channels (id, platform, native_id, grp, title, members)
 VALUES (?1, ?2, ?3, ?4, ?5, coalesce(?6, '[]'))
 ON CONFLICT (id) DO UPDATE SET
@@ -42,17 +99,6 @@ ON CONFLICT (id) DO UPDATE SET
 	title     = CASE WHEN excluded.title = '' THEN channels.title ELSE excluded.title END,
 	members   = coalesce(?6, channels.members)
 RETURNING ` + channelCols
-	var stored state.Channel
-	err := s.writeStmt(ctx, query, func(ctx context.Context, st *sql.Stmt) (err error) {
-		stored, err = scanChannel(st.QueryRowContext(ctx, ch.ID, ch.Platform, ch.NativeID, boolInt(ch.Group), ch.Title, members))
-		return err
-	})
-	if err != nil {
-		return fmt.Errorf("upsert channel %q: %w", ch.ID, err)
-	}
-	s.chans.set(ch.ID, &stored)
-	return nil
-}
 
 const channelCols = `id, platform, native_id, grp, title, members`
 
@@ -106,14 +152,32 @@ func (s *Store) Channels(ctx context.Context) ([]state.Channel, error) {
 // database writes it (cmd/airi takes a lock for that); a store opened read
 // only, beside a running bot, keeps no cache. An upsert drops the entry
 // before it writes and sets it after to the row it stored, and a read that
-// began before either is not kept.
+// began before either is not kept. Writes of one channel take their turn
+// (lock), so that what the cache keeps is what the last one stored; those
+// of different channels may share a commit.
 type channelCache struct {
-	upsert sync.Mutex // held by UpsertChannel
+	upserts [channelLocks]sync.Mutex
 
 	mu  sync.Mutex
 	on  bool
 	gen uint64
 	m   map[string]state.Channel
+}
+
+// channelLocks is the number of locks the channels' writes are spread
+// over.
+const channelLocks = 64
+
+// lock makes the writes of channel id take their turn; it returns the
+// unlock.
+func (c *channelCache) lock(id string) (unlock func()) {
+	h := uint32(2166136261) // FNV-1a
+	for i := 0; i < len(id); i++ {
+		h = (h ^ uint32(id[i])) * 16777619
+	}
+	mu := &c.upserts[h%channelLocks]
+	mu.Lock()
+	return mu.Unlock
 }
 
 func (c *channelCache) get(id string) (state.Channel, bool) {

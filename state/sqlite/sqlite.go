@@ -387,7 +387,7 @@ func (s *Store) txStmt(ctx context.Context, tx *sql.Tx, db *sql.DB, query string
 // for txStmt.
 func (s *Store) txQueries() map[*sql.DB][]string {
 	return map[*sql.DB][]string{
-		s.writer: {ingestInsertSQL, ingestExistingSQL, trimCountSQL, setOutboxSQL, appendActionSQL, addTickSQL},
+		s.writer: {upsertChannelSQL, ingestInsertSQL, ingestExistingSQL, trimCountSQL, setOutboxSQL, appendActionSQL, addTickSQL},
 		s.reader: {historyCountSQL, historySQL},
 	}
 }

@@ -363,3 +363,52 @@ func TestRecordSent(t *testing.T) {
 		t.Errorf("a refused RecordSent stored its message: %d in the history", len(hist))
 	}
 }
+
+// TestIngestIn records a channel and stores a message of it in one write
+// transaction, which later reads see; a message of another channel, or
+// one that is not valid, stores neither.
+func TestIngestIn(t *testing.T) {
+	ctx := context.Background()
+	s := open(t, filepath.Join(t.TempDir(), "airi.db"))
+	defer s.Close()
+	ch := state.Channel{ID: "g1", Platform: "telegram", NativeID: "-100", Group: true, Title: "Night shift", Members: []string{"Ann"}}
+	msg := state.Message{ChannelID: "g1", PlatformID: "m1", SenderID: "u1", SenderName: "Ann", Content: "evening", Time: time.Unix(100, 0)}
+	w0 := s.Work()
+	stored, isNew, err := s.IngestIn(ctx, ch, msg)
+	if err != nil || !isNew || stored.ID == 0 {
+		t.Fatalf("IngestIn: %+v, %v, %v; want a new stored message", stored, isNew, err)
+	}
+	if w := s.Work(); w.Writes-w0.Writes != 1 {
+		t.Errorf("IngestIn used %d write transactions, want 1", w.Writes-w0.Writes)
+	}
+	got, err := s.Channel(ctx, "g1")
+	if err != nil || got.Title != "Night shift" || !got.Group || len(got.Members) != 1 || got.Members[0] != "Ann" {
+		t.Errorf("channel after IngestIn: %+v, %v", got, err)
+	}
+	if unread, err := s.Unread(ctx, "g1", 0); err != nil || len(unread) != 1 || unread[0].ID != stored.ID {
+		t.Errorf("unread after IngestIn: %+v, %v; want the message", unread, err)
+	}
+
+	// The same message again is no new message, and the channel is
+	// still updated (an empty title keeps the stored one).
+	ch.Title, ch.Members = "", []string{"Ann", "Bo"}
+	again, isNew, err := s.IngestIn(ctx, ch, msg)
+	if err != nil || isNew || again.ID != stored.ID {
+		t.Errorf("IngestIn of a stored message: %+v, %v, %v; want it, not new", again, isNew, err)
+	}
+	if got, _ := s.Channel(ctx, "g1"); got.Title != "Night shift" || len(got.Members) != 2 {
+		t.Errorf("channel after the second IngestIn: %+v; want the title kept and two members", got)
+	}
+
+	other := state.Channel{ID: "g2", Platform: "telegram", NativeID: "-200", Group: true}
+	if _, _, err := s.IngestIn(ctx, other, msg); err == nil {
+		t.Error("IngestIn of a message of another channel: no error")
+	}
+	bad := state.Message{ChannelID: "g2", PlatformID: "m2", SenderID: "u1", Content: "hi"} // no time
+	if _, _, err := s.IngestIn(ctx, other, bad); err == nil {
+		t.Error("IngestIn of a message without a time: no error")
+	}
+	if _, err := s.Channel(ctx, "g2"); !errors.Is(err, state.ErrNotFound) {
+		t.Errorf("a refused IngestIn recorded its channel: %v", err)
+	}
+}
