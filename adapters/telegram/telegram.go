@@ -23,6 +23,7 @@ import (
 	"github.com/mymmrac/telego"
 	ta "github.com/mymmrac/telego/telegoapi"
 	"go.uber.org/zap"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/airi-go/airi/adapters"
 	"github.com/airi-go/airi/internal/backoff"
@@ -291,10 +292,10 @@ func (a *Adapter) loadOffset(ctx context.Context) (int, error) {
 	return n, nil
 }
 
-// Poll is one step of the receive loop: one getUpdates from offset, each
-// update delivered in order, the new offset stored. It returns the offset
-// for the next call: past the last update delivered, never past one whose
-// Deliver failed (that update is fetched again).
+// Poll is one step of the receive loop: one getUpdates from offset, the
+// updates delivered (see deliverAll), the new offset stored. It returns
+// the offset for the next call: past the updates delivered, never past one
+// whose Deliver failed (that update is fetched again).
 func (a *Adapter) Poll(ctx context.Context, inbox adapters.Inbox, offset int) (int, error) {
 	secs := int((a.cfg.PollTimeout + time.Second - 1) / time.Second)
 	if secs < 1 {
@@ -312,30 +313,79 @@ func (a *Adapter) Poll(ctx context.Context, inbox adapters.Inbox, offset int) (i
 	}
 	a.link.Up()
 	start := offset
-	for _, u := range updates {
-		if u.err != nil {
-			if u.id >= 0 && u.id < offset {
-				continue
+	next, err := a.deliverAll(ctx, inbox, offset, updates)
+	a.saveOffset(ctx, start, next)
+	return next, err
+}
+
+// maxChatDeliveries bounds the chats whose updates are delivered at once.
+const maxChatDeliveries = 32
+
+// deliverAll delivers the updates of one getUpdates answer: those of one
+// chat one after another, in order, and different chats at the same time,
+// so that a burst across many chats is stored in a few shared commits
+// instead of one each. A chat stops at its first failed delivery, and the
+// offset it returns stops before the first update not delivered, so that
+// update and those after it are fetched again; the updates of other chats
+// among them come back as duplicates, which the store drops. Unreadable
+// updates are skipped and confirmed: fetching one again cannot make it
+// readable, and it would hold back every update after it.
+func (a *Adapter) deliverAll(ctx context.Context, inbox adapters.Inbox, offset int, updates []rawUpdate) (int, error) {
+	done := make([]bool, len(updates))
+	errs := make([]error, len(updates))
+	var order []int64
+	chats := map[int64][]int{}
+	for i, u := range updates {
+		switch {
+		case u.err == nil && u.id < offset:
+			done[i] = true
+		case u.err != nil:
+			if u.id < 0 || u.id >= offset {
+				a.skipUnreadable(u)
 			}
-			// Skipped and confirmed: fetching it again cannot make it
-			// readable, and it would hold back every update after it.
-			a.skipUnreadable(u)
-			if u.id >= offset {
-				offset = u.id + 1
+			done[i] = true
+		default:
+			chat := chatOf(u.update)
+			if _, seen := chats[chat]; !seen {
+				order = append(order, chat)
 			}
-			continue
+			chats[chat] = append(chats[chat], i)
 		}
-		if u.id < offset {
-			continue
-		}
-		if err := a.handle(ctx, inbox, u.update); err != nil {
-			a.saveOffset(ctx, start, offset)
-			return offset, err
-		}
-		offset = u.id + 1
 	}
-	a.saveOffset(ctx, start, offset)
+	var g errgroup.Group
+	g.SetLimit(maxChatDeliveries)
+	for _, chat := range order {
+		g.Go(func() error {
+			for _, i := range chats[chat] {
+				if errs[i] = a.handle(ctx, inbox, updates[i].update); errs[i] != nil {
+					return nil
+				}
+				done[i] = true
+			}
+			return nil
+		})
+	}
+	_ = g.Wait() // the outcome of each update is in done and errs
+	for i, u := range updates {
+		if !done[i] {
+			return offset, errs[i]
+		}
+		if u.id >= offset {
+			offset = u.id + 1
+		}
+	}
 	return offset, nil
+}
+
+// chatOf is the chat an update belongs to (0 for updates of other kinds).
+func chatOf(u telego.Update) int64 {
+	switch {
+	case u.Message != nil:
+		return u.Message.Chat.ID
+	case u.EditedMessage != nil:
+		return u.EditedMessage.Chat.ID
+	}
+	return 0
 }
 
 func (a *Adapter) saveOffset(ctx context.Context, old, offset int) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -599,4 +600,83 @@ func TestPartsCountsWhatSendSends(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestPollDeliversChatsAtOnce: the updates of one answer are delivered
+// chat by chat at the same time, each chat's in order. A chat whose
+// delivery fails stops there, the offset stops before the failed update,
+// and the next call brings it again with what follows it.
+func TestPollDeliversChatsAtOnce(t *testing.T) {
+	srv := startServer(t)
+	a := newAdapter(t, srv, &memCursors{})
+	ctx := ctxT(t)
+	if err := a.Connect(ctx); err != nil {
+		t.Fatal(err)
+	}
+	inbox := newInbox()
+	bobStored := make(chan struct{})
+	var failOnce sync.Once
+	inbox.fail = func(ctx context.Context, m state.Message) error {
+		switch m.Content {
+		case "a1":
+			// Ann's chat waits for Bob's: delivered one after the other,
+			// this would never end.
+			select {
+			case <-bobStored:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		case "b1":
+			defer close(bobStored)
+		case "b2":
+			var err error
+			failOnce.Do(func() { err = errors.New("database is locked") })
+			return err
+		}
+		return nil
+	}
+	for _, in := range []telegramtest.Incoming{
+		{From: ann, Text: "a1"}, {From: bob, Text: "b1"}, {From: bob, Text: "b2"}, {From: ann, Text: "a2"}, {From: bob, Text: "b3"},
+	} {
+		srv.Post(in)
+	}
+	pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	next, err := a.Poll(pctx, inbox, 0)
+	if err == nil || next != 3 {
+		t.Fatalf("first poll: offset %d, %v; want 3 (before b2) and the delivery error", next, err)
+	}
+	if got := contents(inbox.messages()); got != "a1,a2,b1" {
+		t.Fatalf("delivered %s after the first poll, want Ann's both and b1 (b3 waits behind b2)", got)
+	}
+	next, err = a.Poll(ctx, inbox, next)
+	if err != nil || next != 6 {
+		t.Fatalf("second poll: offset %d, %v; want 6", next, err)
+	}
+	if got := contents(inbox.messages()); got != "a1,a2,b1,b2,b3" {
+		t.Fatalf("delivered %s, want every message once, each chat in order", got)
+	}
+	if inbox.dups != 1 {
+		t.Errorf("%d duplicate deliveries, want 1 (a2, fetched again after b2 failed)", inbox.dups)
+	}
+	a.ownHTTP.CloseIdleConnections()
+}
+
+// contents lists the messages' texts, sorted by chat and then in the
+// order they were stored.
+func contents(msgs []state.Message) string {
+	byChat := map[string][]string{}
+	var chats []string
+	for _, m := range msgs {
+		if _, ok := byChat[m.ChannelID]; !ok {
+			chats = append(chats, m.ChannelID)
+		}
+		byChat[m.ChannelID] = append(byChat[m.ChannelID], m.Content)
+	}
+	sort.Slice(chats, func(i, j int) bool { return byChat[chats[i]][0] < byChat[chats[j]][0] })
+	var out []string
+	for _, c := range chats {
+		out = append(out, byChat[c]...)
+	}
+	return strings.Join(out, ",")
 }
