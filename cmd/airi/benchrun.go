@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"go.uber.org/zap"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/airi-go/airi/internal/rusage"
 	"github.com/airi-go/airi/planner"
@@ -262,6 +263,14 @@ func (s *benchSender) Send(_ context.Context, out state.Outgoing) (string, error
 	return "bench-" + strconv.FormatInt(s.n.Add(1), 10), nil
 }
 
+// burstPoll is how many messages of a burst one poll of the platform
+// brings (Telegram's getUpdates limit), and burstChats how many chats of
+// one poll are delivered at once (as the Telegram adapter does).
+const (
+	burstPoll  = 100
+	burstChats = 32
+)
+
 // runBench runs one scenario on a fresh SQLite database in dir; peaks
 // follows the runtime's memory while it runs.
 func runBench(ctx context.Context, cfg config, spec benchSpec, dir string, peaks *memPeaks, log *zap.Logger) (benchResult, error) {
@@ -356,8 +365,7 @@ func runBench(ctx context.Context, cfg config, spec benchSpec, dir string, peaks
 	}()
 
 	seq := 0
-	deliver := func(i int) error {
-		seq++
+	deliverAs := func(i, seq int) error {
 		ch := benchChannel(i)
 		mark := fmt.Sprintf("message %d of", seq)
 		msg := state.Message{PlatformID: strconv.Itoa(seq), SenderID: "u" + strconv.Itoa(i), SenderName: "User " + strconv.Itoa(i),
@@ -371,13 +379,27 @@ func runBench(ctx context.Context, cfg config, spec benchSpec, dir string, peaks
 		}
 		return nil
 	}
+	deliver := func(i int) error {
+		seq++
+		return deliverAs(i, seq)
+	}
 
 	if spec.Burst > 0 {
 		rec.mu.Lock()
 		rec.wantReplies = spec.Burst
 		rec.mu.Unlock()
-		for i := range spec.Burst {
-			if err := deliver(i); err != nil {
+		// The burst comes in as a polling adapter receives it (Telegram's
+		// getUpdates): answers of up to burstPoll messages, the chats of
+		// one answer delivered at the same time.
+		for first := 0; first < spec.Burst; first += burstPoll {
+			var g errgroup.Group
+			g.SetLimit(burstChats)
+			for i := first; i < min(first+burstPoll, spec.Burst); i++ {
+				seq++
+				n := seq
+				g.Go(func() error { return deliverAs(i, n) })
+			}
+			if err := g.Wait(); err != nil {
 				return res, err
 			}
 		}
