@@ -175,3 +175,15 @@ func ctxT(t *testing.T) context.Context {
 	t.Cleanup(cancel)
 	return ctx
 }
+
+// connected returns an adapter of srv that has called getMe, for tests
+// that drive Poll step by step, and the test's context.
+func connected(t *testing.T, srv *telegramtest.Server) (*Adapter, context.Context) {
+	t.Helper()
+	a := newAdapter(t, srv, &memCursors{})
+	ctx := ctxT(t)
+	if err := a.Connect(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return a, ctx
+}

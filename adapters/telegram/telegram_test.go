@@ -538,11 +538,7 @@ func TestForumTopics(t *testing.T) {
 
 func TestPollStepByStep(t *testing.T) {
 	srv := startServer(t)
-	a := newAdapter(t, srv, &memCursors{})
-	ctx := ctxT(t)
-	if err := a.Connect(ctx); err != nil {
-		t.Fatal(err)
-	}
+	a, ctx := connected(t, srv)
 	inbox := newInbox()
 	srv.Post(telegramtest.Incoming{From: ann, Text: "one"})
 	srv.Post(telegramtest.Incoming{Chat: sg, From: bob, Text: "two"})
@@ -608,11 +604,7 @@ func TestPartsCountsWhatSendSends(t *testing.T) {
 // and the next call brings it again with what follows it.
 func TestPollDeliversChatsAtOnce(t *testing.T) {
 	srv := startServer(t)
-	a := newAdapter(t, srv, &memCursors{})
-	ctx := ctxT(t)
-	if err := a.Connect(ctx); err != nil {
-		t.Fatal(err)
-	}
+	a, ctx := connected(t, srv)
 	inbox := newInbox()
 	bobStored := make(chan struct{})
 	var failOnce sync.Once
