@@ -11,7 +11,6 @@ import (
 	"strings"
 
 	"github.com/invopop/jsonschema"
-	validator "github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 // ErrUnknownAction is returned for an action name the registry does not hold.
@@ -65,7 +64,7 @@ type registered struct {
 	spec      Spec
 	typ       reflect.Type
 	schema    json.RawMessage
-	compiled  *validator.Schema
+	check     *paramCheck
 	fields    []Field
 	jsonNames map[string]bool
 }
@@ -115,20 +114,11 @@ func (r *Registry) register(s Spec) error {
 	if err != nil {
 		return fmt.Errorf("register action %q: encode schema: %w", s.Name, err)
 	}
-	doc, err := validator.UnmarshalJSON(bytes.NewReader(raw))
+	check, err := newParamCheck(raw, typ)
 	if err != nil {
-		return fmt.Errorf("register action %q: decode schema: %w", s.Name, err)
+		return fmt.Errorf("register action %q: %w", s.Name, err)
 	}
-	c := validator.NewCompiler()
-	url := "airi:///actions/" + s.Name + ".json"
-	if err := c.AddResource(url, doc); err != nil {
-		return fmt.Errorf("register action %q: add schema: %w", s.Name, err)
-	}
-	compiled, err := c.Compile(url)
-	if err != nil {
-		return fmt.Errorf("register action %q: compile schema: %w", s.Name, err)
-	}
-	reg := &registered{spec: s, typ: typ, schema: raw, compiled: compiled, jsonNames: map[string]bool{}}
+	reg := &registered{spec: s, typ: typ, schema: raw, check: check, jsonNames: map[string]bool{}}
 	required := map[string]bool{}
 	for _, name := range sch.Required {
 		required[name] = true
@@ -182,23 +172,27 @@ func (r *Registry) unknown(name string) error {
 }
 
 // Validate checks a decoded parameter object (as produced by encoding/json
-// with UseNumber or plain float64 numbers) against the named action's schema.
+// with UseNumber or plain float64 numbers) against the named action's
+// schema. The error names each parameter that is wrong and why.
 func (r *Registry) Validate(name string, params map[string]any) error {
 	reg, ok := r.byKey[name]
 	if !ok {
 		return r.unknown(name)
 	}
-	if params == nil {
-		params = map[string]any{}
-	}
-	if err := reg.compiled.Validate(params); err != nil {
-		return fmt.Errorf("%s parameters do not match its schema: %w", name, err)
+	if ps := reg.check.checkMap(params); len(ps) > 0 {
+		return schemaError(name, ps)
 	}
 	return nil
 }
 
-// Decode turns a parameter object into the named action, validating it
-// against the action's schema first.
+func schemaError(name string, ps []problem) error {
+	return fmt.Errorf("%s parameters do not match its schema: %s", name, joinProblems(ps))
+}
+
+// Decode turns a parameter object into the named action: it checks the
+// object against the action's schema, then decodes it into the action's
+// parameter type, which refuses what the type cannot hold (a number out of
+// its range, or an integer written with a fraction or an exponent).
 func (r *Registry) Decode(name string, params json.RawMessage) (Action, error) {
 	reg, ok := r.byKey[name]
 	if !ok {
@@ -207,12 +201,12 @@ func (r *Registry) Decode(name string, params json.RawMessage) (Action, error) {
 	if len(bytes.TrimSpace(params)) == 0 {
 		params = json.RawMessage("{}")
 	}
-	inst, err := validator.UnmarshalJSON(bytes.NewReader(params))
+	ps, err := reg.check.checkRaw(params)
 	if err != nil {
 		return Action{}, fmt.Errorf("decode %s parameters: %w", name, err)
 	}
-	if err := reg.compiled.Validate(inst); err != nil {
-		return Action{}, fmt.Errorf("%s parameters do not match its schema: %w", name, err)
+	if len(ps) > 0 {
+		return Action{}, schemaError(name, ps)
 	}
 	v := reflect.New(reg.typ).Interface()
 	if err := json.Unmarshal(params, v); err != nil {
