@@ -75,9 +75,20 @@ func (k jsonKind) String() string {
 	return "not a JSON value"
 }
 
-// schemaKinds maps the schema types a property may have to their kinds.
-var schemaKinds = map[string]jsonKind{
-	"string": kindString, "integer": kindInteger, "number": kindNumber, "boolean": kindBool,
+// schemaKind returns the kind of a schema type a property may have, or
+// kindInvalid.
+func schemaKind(t string) jsonKind {
+	switch t {
+	case "string":
+		return kindString
+	case "integer":
+		return kindInteger
+	case "number":
+		return kindNumber
+	case "boolean":
+		return kindBool
+	}
+	return kindInvalid
 }
 
 // jsonValue is one parameter value: its kind, and the text of a string or
@@ -96,11 +107,18 @@ type bound struct {
 	int bool // n holds the bound
 }
 
-// annotations are the keywords that describe a property without
-// constraining it.
-var annotations = map[string]bool{
-	"description": true, "title": true, "default": true, "examples": true,
-	"deprecated": true, "readOnly": true, "writeOnly": true, "$comment": true,
+// propKeyword reports whether a property may have the keyword: one that
+// constrains its value (which ones apply depends on its type), or an
+// annotation that only describes it.
+func propKeyword(k string) bool {
+	switch k {
+	case "type", "enum", "minLength", "maxLength", "pattern",
+		"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum":
+		return true
+	case "description", "title", "default", "examples", "deprecated", "readOnly", "writeOnly", "$comment":
+		return true
+	}
+	return false
 }
 
 const supportedTop = "type, properties, required, additionalProperties (false), description, title"
@@ -171,7 +189,7 @@ func newParamCheck(raw json.RawMessage, typ reflect.Type) (*paramCheck, error) {
 		f := fields[name]
 		m, ok := props[name].(map[string]any)
 		if !ok {
-			return nil, fmt.Errorf("parameter %q: schema %v is not an object", name, props[name])
+			return nil, fmt.Errorf("parameter %q: its schema %v is not supported; only an object schema with a type is", name, props[name])
 		}
 		p, err := newPropCheck(name, m, f)
 		if err != nil {
@@ -232,6 +250,7 @@ func jsonFields(typ reflect.Type) (map[string]reflect.StructField, error) {
 var (
 	jsonUnmarshaler = reflect.TypeFor[json.Unmarshaler]()
 	textUnmarshaler = reflect.TypeFor[encoding.TextUnmarshaler]()
+	jsonNumber      = reflect.TypeFor[json.Number]()
 )
 
 // goKindFits reports whether encoding/json decodes a value of kind k into
@@ -240,7 +259,8 @@ func goKindFits(t reflect.Type, k jsonKind) bool {
 	if t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
-	if reflect.PointerTo(t).Implements(jsonUnmarshaler) || reflect.PointerTo(t).Implements(textUnmarshaler) {
+	// encoding/json decodes these by rules of their own.
+	if t == jsonNumber || reflect.PointerTo(t).Implements(jsonUnmarshaler) || reflect.PointerTo(t).Implements(textUnmarshaler) {
 		return false
 	}
 	switch t.Kind() {
@@ -259,20 +279,25 @@ func goKindFits(t reflect.Type, k jsonKind) bool {
 
 func newPropCheck(name string, m map[string]any, f reflect.StructField) (propCheck, error) {
 	p := propCheck{name: name, minLen: -1, maxLen: -1}
-	t, ok := m["type"].(string)
-	if !ok {
-		return p, fmt.Errorf("keyword \"type\" is missing or not a single type")
-	}
-	if p.typ, ok = schemaKinds[t]; !ok {
+	t, isString := m["type"].(string)
+	if isString && schemaKind(t) == kindInvalid {
 		return p, fmt.Errorf("keyword \"type\" is %q; only string, integer, number and boolean are supported", t)
 	}
+	for k := range m {
+		if !propKeyword(k) {
+			return p, fmt.Errorf("keyword %q is not supported (supported: %s)", k, supportedProp)
+		}
+	}
+	if !isString {
+		return p, fmt.Errorf("keyword \"type\" is missing or not a single type")
+	}
+	p.typ = schemaKind(t)
 	if !goKindFits(f.Type, p.typ) {
 		return p, fmt.Errorf("field %s of Go type %s is not decoded as a plain %s", f.Name, f.Type, t)
 	}
 	for k, v := range m {
 		var err error
 		switch {
-		case k == "type" || annotations[k]:
 		case k == "minLength" && p.typ == kindString:
 			p.minLen, err = lengthBound(v)
 		case k == "maxLength" && p.typ == kindString:
@@ -295,8 +320,9 @@ func newPropCheck(name string, m map[string]any, f reflect.StructField) (propChe
 			p.exclMax, err = newBound(v)
 		case k == "enum":
 			err = p.setEnum(v)
-		default:
-			return p, fmt.Errorf("keyword %q is not supported on a %s (supported: %s)", k, t, supportedProp)
+		case k == "minLength", k == "maxLength", k == "pattern",
+			k == "minimum", k == "maximum", k == "exclusiveMinimum", k == "exclusiveMaximum":
+			return p, fmt.Errorf("keyword %q does not apply to a %s", k, t)
 		}
 		if err != nil {
 			return p, fmt.Errorf("keyword %q: %w", k, err)

@@ -13,7 +13,7 @@ import (
 // runs on typed values without building a generic document. It is derived
 // from the schema the registry generated; when that schema uses anything
 // beyond the keywords understood here, exact is false and the parser
-// validates with the compiled schema instead, so the checks are always
+// validates with the registry instead, so the checks are always
 // equivalent to the schema and never a partial copy of it.
 type schemaCheck struct {
 	exact  bool
@@ -121,7 +121,7 @@ func newSchemaCheck(reg *actions.Registry, name string, fields []actions.Field) 
 }
 
 // intBound reads a numeric bound that is a whole number; other bounds are
-// left to the compiled schema.
+// left to the registry.
 func intBound(v json.RawMessage) (*int64, error) {
 	n, err := strconv.ParseInt(string(v), 10, 64)
 	if err != nil {

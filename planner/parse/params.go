@@ -101,7 +101,7 @@ func (p *Parser) build(name string, wrapped, flat []jmember, r *run) (actions.Ac
 			}
 		}
 		if err := p.reg.Validate(name, m); err != nil {
-			return actions.Action{}, &Error{named: true, Reason: fmt.Sprintf("%s: %s; reply with %s", name, schemaProblem(err), info.example)}
+			return actions.Action{}, &Error{named: true, Reason: fmt.Sprintf("%s: %s; reply with %s", name, schemaProblem(name, err), info.example)}
 		}
 	}
 	params, err := info.fill(slots)
@@ -217,20 +217,10 @@ func setDirect(fv reflect.Value, s *slot) bool {
 	return true
 }
 
-// schemaProblem shortens a validator error to its findings.
-func schemaProblem(err error) string {
-	msg := err.Error()
-	var parts []string
-	for _, line := range strings.Split(msg, "\n") {
-		line = strings.TrimSpace(line)
-		if strings.HasPrefix(line, "- at ") {
-			parts = append(parts, strings.TrimPrefix(line, "- "))
-		}
-	}
-	if len(parts) == 0 {
-		return msg
-	}
-	return "parameters do not match the schema: " + strings.Join(parts, "; ")
+// schemaProblem is the registry's refusal without the action's name,
+// which the reason already starts with.
+func schemaProblem(name string, err error) string {
+	return strings.TrimPrefix(err.Error(), name+" ")
 }
 
 // coerce converts a value to the type the field's schema wants: numbers

@@ -261,7 +261,7 @@ func TestParseStrictNumbersKeepDigits(t *testing.T) {
 }
 
 // TestSchemaCheckMatchesValidator compares the parser's derived checks
-// with the compiled schema on values at and around every bound.
+// with the registry's schema checks on values at and around every bound.
 func TestSchemaCheckMatchesValidator(t *testing.T) {
 	p := newTestParser(t)
 	for name, info := range p.infos {
@@ -326,7 +326,7 @@ func validSample(t *testing.T, p *Parser, action, field string) any {
 }
 
 // TestSchemaCheckFallsBack makes sure an action whose schema uses keywords
-// the derived checks do not cover is validated with the compiled schema.
+// the derived checks do not cover is validated by the registry.
 func TestSchemaCheckFallsBack(t *testing.T) {
 	type tagged struct {
 		Tag string `json:"tag" jsonschema:"pattern=^[a-z]+$"`
