@@ -26,7 +26,10 @@ var (
 	buildErr  error
 )
 
-// airiBinary builds the command once per test run.
+// airiBinary builds the command once per test run, as the container
+// image builds it (static, without cgo, stripped), so that what the
+// tests measure of the process is what a deployment runs. TestMain
+// removes it.
 func airiBinary(t testing.TB) string {
 	t.Helper()
 	buildOnce.Do(func() {
@@ -36,7 +39,9 @@ func airiBinary(t testing.TB) string {
 			return
 		}
 		binPath = filepath.Join(dir, "airi")
-		out, err := exec.Command("go", "build", "-o", binPath, ".").CombinedOutput()
+		cmd := exec.Command("go", "build", "-trimpath", "-ldflags", "-s -w", "-o", binPath, ".")
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		out, err := cmd.CombinedOutput()
 		if err != nil {
 			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
 		}
@@ -45,6 +50,15 @@ func airiBinary(t testing.TB) string {
 		t.Fatal(buildErr)
 	}
 	return binPath
+}
+
+// TestMain runs the tests and removes the binary airiBinary built.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binPath != "" {
+		_ = os.RemoveAll(filepath.Dir(binPath))
+	}
+	os.Exit(code)
 }
 
 func procEnv(baseURL, dbPath string) []string {
