@@ -230,26 +230,46 @@ func (s *Store) History(ctx context.Context, channelID string, limit int) ([]sta
 // from the index, then only the few columns of the bot's own among them:
 // the IN list is iterated newest first, so neither the channel's older
 // history nor a sort is read.
-const recentOwnSQL = `SELECT id, content, time FROM messages
-WHERE id IN (SELECT id FROM messages WHERE channel_id = ?1 AND read = 1 ORDER BY id DESC LIMIT +?2)
-AND self = 1 ORDER BY id DESC LIMIT +?3`
+// recentOwnSQL walks a channel's history from the newest message down
+// the index, reading the text of the bot's own messages only; RecentOwn
+// stops reading once it has enough of them.
+const recentOwnSQL = `SELECT id, self, CASE WHEN self = 1 THEN content ELSE '' END, time FROM messages
+WHERE channel_id = ?1 AND read = 1 ORDER BY id DESC LIMIT +?2`
 
 // RecentOwn returns the bot's own messages among the newest scan messages
 // of a channel's history (those History returns for that limit), newest
 // first, at most limit of them (scan or limit <= 0 means no bound). Only
 // ID, ChannelID, Self, Read, Content and Time are set.
 func (s *Store) RecentOwn(ctx context.Context, channelID string, scan, limit int) ([]state.Message, error) {
-	out, err := collect(func(sc scanner) (state.Message, error) {
-		m := state.Message{ChannelID: channelID, Self: true, Read: true}
-		var t int64
-		err := sc.Scan(&m.ID, &m.Content, &t)
-		m.Time = decTime(t)
-		return m, err
-	})(s.queryShort(ctx, recentOwnSQL, channelID, limitArg(scan), limitArg(limit)))
+	out, err := s.recentOwn(ctx, channelID, scan, limit)
 	if err != nil {
 		return nil, fmt.Errorf("recent own messages of %q: %w", channelID, err)
 	}
 	return out, nil
+}
+
+func (s *Store) recentOwn(ctx context.Context, channelID string, scan, limit int) ([]state.Message, error) {
+	rows, err := s.queryShort(ctx, recentOwnSQL, channelID, limitArg(scan))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []state.Message
+	for (limit <= 0 || len(out) < limit) && rows.Next() {
+		var (
+			m    = state.Message{ChannelID: channelID, Self: true, Read: true}
+			self bool
+			t    int64
+		)
+		if err := rows.Scan(&m.ID, &self, &m.Content, &t); err != nil {
+			return nil, err
+		}
+		if self {
+			m.Time = decTime(t)
+			out = append(out, m)
+		}
+	}
+	return out, rows.Err()
 }
 
 // LastMessageID returns the highest message id stored for a channel (0 if none).
