@@ -12,13 +12,18 @@ import (
 
 const messageCols = `id, channel_id, platform_id, sender_id, sender_name, self, content, reply_to, mentioned, time, read, reply_to_self, from_bot, decision`
 
-func scanMessage(sc scanner) (state.Message, error) {
+func scanMessage(sc scanner) (state.Message, error) { return scanMessageAnd(sc) }
+
+// scanMessageAnd scans a row of messageCols followed by the columns
+// scanned into extra.
+func scanMessageAnd(sc scanner, extra ...any) (state.Message, error) {
 	var (
 		m state.Message
 		t int64
 	)
-	err := sc.Scan(&m.ID, &m.ChannelID, &m.PlatformID, &m.SenderID, &m.SenderName, &m.Self,
+	dest := append(make([]any, 0, 14+len(extra)), &m.ID, &m.ChannelID, &m.PlatformID, &m.SenderID, &m.SenderName, &m.Self,
 		&m.Content, &m.ReplyTo, &m.Mentioned, &t, &m.Read, &m.ReplyToSelf, &m.FromBot, &m.Decision)
+	err := sc.Scan(append(dest, extra...)...)
 	m.Time = decTime(t)
 	return m, err
 }
@@ -35,9 +40,12 @@ ON CONFLICT DO NOTHING
 RETURNING id`
 	ingestExistingSQL = `SELECT ` + messageCols + ` FROM messages
 WHERE channel_id = ? AND platform_id = ? AND platform_id <> ''`
-	historyCountSQL = `SELECT coalesce((SELECT n FROM history_counts WHERE channel_id = ?), 0)`
-	historySQL      = `SELECT ` + messageCols + ` FROM messages
-WHERE channel_id = ? AND read = 1 ORDER BY id DESC LIMIT +?`
+	// historySQL returns the newest history messages, each with the size
+	// of the whole history (kept by triggers in history_counts), so one
+	// statement reads both at one moment. A channel without history has
+	// no rows, and its size is 0.
+	historySQL = `SELECT ` + messageCols + `, coalesce((SELECT n FROM history_counts WHERE channel_id = ?1), 0)
+FROM messages WHERE channel_id = ?1 AND read = 1 ORDER BY id DESC LIMIT +?2`
 )
 
 // Ingest stores an incoming message durably; see state.Store. The insert
@@ -197,26 +205,10 @@ func (s *Store) SetDecision(ctx context.Context, ids []int64, decision string) e
 // History returns the newest limit read or own messages of a channel,
 // oldest first (limit <= 0 means all), and how many the channel has.
 func (s *Store) History(ctx context.Context, channelID string, limit int) ([]state.Message, int, error) {
-	var (
-		msgs  []state.Message
-		total int
-	)
-	ctx, err := short(ctx)
-	if err != nil {
-		return nil, 0, fmt.Errorf("history of %q: %w", channelID, err)
-	}
-	err = s.read(ctx, func(tx *sql.Tx) error {
-		if err := s.txRow(ctx, tx, s.reader, historyCountSQL,
-			channelID).Scan(&total); err != nil {
-			return err
-		}
-		st, err := s.txStmt(ctx, tx, s.reader, historySQL)
-		if err != nil {
-			return err
-		}
-		msgs, err = scanMessages(st.QueryContext(ctx, channelID, limitArg(limit)))
-		return err
-	})
+	total := 0
+	msgs, err := collect(func(sc scanner) (state.Message, error) {
+		return scanMessageAnd(sc, &total)
+	})(s.queryShort(ctx, historySQL, channelID, limitArg(limit)))
 	if err != nil {
 		return nil, 0, fmt.Errorf("history of %q: %w", channelID, err)
 	}
@@ -226,10 +218,6 @@ func (s *Store) History(ctx context.Context, channelID string, limit int) ([]sta
 	return msgs, total, nil
 }
 
-// recentOwnSQL reads the ids of the channel's newest history messages
-// from the index, then only the few columns of the bot's own among them:
-// the IN list is iterated newest first, so neither the channel's older
-// history nor a sort is read.
 // recentOwnSQL walks a channel's history from the newest message down
 // the index, reading the text of the bot's own messages only; RecentOwn
 // stops reading once it has enough of them.

@@ -388,7 +388,7 @@ func (s *Store) txStmt(ctx context.Context, tx *sql.Tx, db *sql.DB, query string
 func (s *Store) txQueries() map[*sql.DB][]string {
 	return map[*sql.DB][]string{
 		s.writer: {upsertChannelSQL, ingestInsertSQL, ingestExistingSQL, trimCountSQL, setOutboxSQL, appendActionSQL, addTickSQL},
-		s.reader: {historyCountSQL, historySQL},
+		s.reader: {historySQL},
 	}
 }
 
