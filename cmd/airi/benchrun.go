@@ -199,11 +199,19 @@ func (r *benchRecorder) replied(channel string) {
 // sample adds the model slots in use now and those the work waiting
 // could use: channels whose debounce is over and whose messages no call
 // has shown yet.
+//
+// Only as many ready channels as there are free slots count, so the scan
+// stops there: past a burst's debounce a sample costs about the model
+// slots, not the channels waiting (its CPU counts as the runtime's).
 func (r *benchRecorder) sample(now time.Time) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	free := r.concurrency - r.nInflight
 	ready := 0
 	for ch, msgs := range r.pending {
+		if ready >= free {
+			break
+		}
 		if r.inflight[ch] == 0 && now.Sub(msgs[0].stored) >= r.debounce {
 			ready++
 		}
