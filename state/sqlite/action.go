@@ -81,7 +81,7 @@ func (s *Store) TrimActions(ctx context.Context, channelID string, keep, over in
 	// Most calls find nothing to do: decide that on a reader, without
 	// taking the write lock; the count is checked again in the transaction.
 	var n int
-	if err := s.row(ctx, s.reader, trimCountSQL, channelID).Scan(&n); err != nil {
+	if err := s.row(ctx, trimCountSQL, channelID).Scan(&n); err != nil {
 		return fmt.Errorf("trim actions of %q: %w", channelID, err)
 	}
 	if n <= over || n <= keep {
@@ -99,7 +99,7 @@ func (s *Store) TrimActions(ctx context.Context, channelID string, keep, over in
 // trimTx is the trim of TrimActions, in tx.
 func (s *Store) trimTx(ctx context.Context, tx *sql.Tx, channelID string, keep, over int) error {
 	var n int
-	if err := s.txRow(ctx, tx, s.writer, trimCountSQL, channelID).Scan(&n); err != nil {
+	if err := s.txRow(ctx, tx, trimCountSQL, channelID).Scan(&n); err != nil {
 		return err
 	}
 	if n <= over || n <= keep {

@@ -60,7 +60,7 @@ func (s *Store) IngestIn(ctx context.Context, ch state.Channel, msg state.Messag
 	)
 	err = s.batch(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		var err error
-		if stored, err = scanChannel(s.txRow(ctx, tx, s.writer, upsertChannelSQL, args...)); err != nil {
+		if stored, err = scanChannel(s.txRow(ctx, tx, upsertChannelSQL, args...)); err != nil {
 			return fmt.Errorf("upsert channel: %w", err)
 		}
 		msg, isNew, err = s.ingestTx(ctx, tx, in)
@@ -124,7 +124,7 @@ func (s *Store) Channel(ctx context.Context, id string) (state.Channel, error) {
 		return ch, nil
 	}
 	gen := s.chans.generation()
-	ch, err := scanChannel(s.row(ctx, s.reader, `SELECT `+channelCols+` FROM channels WHERE id = ?`, id))
+	ch, err := scanChannel(s.row(ctx, `SELECT `+channelCols+` FROM channels WHERE id = ?`, id))
 	if err == nil {
 		s.chans.put(gen, ch)
 	}

@@ -10,7 +10,7 @@ import (
 // Cursor returns a stored adapter cursor, or "" when unset.
 func (s *Store) Cursor(ctx context.Context, key string) (string, error) {
 	var v string
-	err := s.row(ctx, s.reader, `SELECT value FROM cursors WHERE key = ?`, key).Scan(&v)
+	err := s.row(ctx, `SELECT value FROM cursors WHERE key = ?`, key).Scan(&v)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", nil
 	}

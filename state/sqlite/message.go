@@ -82,7 +82,7 @@ func ingestReady(msg state.Message) state.Message {
 
 // ingestTx stores msg, made ready by ingestReady, in tx.
 func (s *Store) ingestTx(ctx context.Context, tx *sql.Tx, msg state.Message) (state.Message, bool, error) {
-	err := s.txRow(ctx, tx, s.writer, ingestInsertSQL,
+	err := s.txRow(ctx, tx, ingestInsertSQL,
 		msg.ChannelID, msg.PlatformID, msg.SenderID, msg.SenderName, boolInt(msg.Self),
 		msg.Content, msg.ReplyTo, boolInt(msg.Mentioned), encTime(msg.Time), boolInt(msg.Read),
 		boolInt(msg.ReplyToSelf), boolInt(msg.FromBot), msg.Decision,
@@ -94,7 +94,7 @@ func (s *Store) ingestTx(ctx context.Context, tx *sql.Tx, msg state.Message) (st
 		return msg, false, err
 	}
 	// Nothing inserted: the (channel, platform id) pair exists.
-	stored, err := scanMessage(s.txRow(ctx, tx, s.writer, ingestExistingSQL, msg.ChannelID, msg.PlatformID))
+	stored, err := scanMessage(s.txRow(ctx, tx, ingestExistingSQL, msg.ChannelID, msg.PlatformID))
 	if err != nil {
 		return msg, false, err
 	}
@@ -129,7 +129,7 @@ WHERE channel_id = ? AND read = 0 ORDER BY id LIMIT +?`, channelID, limitArg(lim
 // with an id greater than after; it reads the index only.
 func (s *Store) CountUnreadAfter(ctx context.Context, channelID string, after int64) (int, error) {
 	var n int
-	err := s.row(ctx, s.reader, `SELECT count(*) FROM messages
+	err := s.row(ctx, `SELECT count(*) FROM messages
 WHERE channel_id = ? AND read = 0 AND id > ?`, channelID, after).Scan(&n)
 	if err != nil {
 		return 0, fmt.Errorf("count unread of %q after %d: %w", channelID, after, err)
@@ -228,21 +228,17 @@ WHERE channel_id = ?1 AND read = 1 ORDER BY id DESC LIMIT +?2`
 // of a channel's history (those History returns for that limit), newest
 // first, at most limit of them (scan or limit <= 0 means no bound). Only
 // ID, ChannelID, Self, Read, Content and Time are set.
-func (s *Store) RecentOwn(ctx context.Context, channelID string, scan, limit int) ([]state.Message, error) {
-	out, err := s.recentOwn(ctx, channelID, scan, limit)
-	if err != nil {
-		return nil, fmt.Errorf("recent own messages of %q: %w", channelID, err)
-	}
-	return out, nil
-}
-
-func (s *Store) recentOwn(ctx context.Context, channelID string, scan, limit int) ([]state.Message, error) {
+func (s *Store) RecentOwn(ctx context.Context, channelID string, scan, limit int) (out []state.Message, err error) {
+	defer func() {
+		if err != nil {
+			out, err = nil, fmt.Errorf("recent own messages of %q: %w", channelID, err)
+		}
+	}()
 	rows, err := s.queryShort(ctx, recentOwnSQL, channelID, limitArg(scan))
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var out []state.Message
 	for (limit <= 0 || len(out) < limit) && rows.Next() {
 		var (
 			m    = state.Message{ChannelID: channelID, Self: true, Read: true}
@@ -264,7 +260,7 @@ func (s *Store) recentOwn(ctx context.Context, channelID string, scan, limit int
 func (s *Store) LastMessageID(ctx context.Context, channelID string) (int64, error) {
 	var id int64
 	// Two index seeks (unread and read) instead of a scan of the channel.
-	err := s.row(ctx, s.reader, `SELECT max(
+	err := s.row(ctx, `SELECT max(
 	coalesce((SELECT max(id) FROM messages WHERE channel_id = ?1 AND read = 0), 0),
 	coalesce((SELECT max(id) FROM messages WHERE channel_id = ?1 AND read = 1), 0))`, channelID).Scan(&id)
 	if err != nil {

@@ -84,7 +84,7 @@ VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
 
 // Note returns one note, or state.ErrNotFound.
 func (s *Store) Note(ctx context.Context, id int64) (state.Note, error) {
-	n, err := scanNote(s.row(ctx, s.reader, `SELECT `+noteCols+` FROM notes WHERE id = ?`, id))
+	n, err := scanNote(s.row(ctx, `SELECT `+noteCols+` FROM notes WHERE id = ?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return state.Note{}, fmt.Errorf("note %d: %w", id, state.ErrNotFound)
 	}
@@ -145,7 +145,7 @@ func (s *Store) Notes(ctx context.Context, f state.NoteFilter) ([]state.Note, er
 // note exists.
 func (s *Store) HasNotes(ctx context.Context) (bool, error) {
 	var has bool
-	if err := s.row(ctx, s.reader, `SELECT EXISTS (SELECT 1 FROM notes)`).Scan(&has); err != nil {
+	if err := s.row(ctx, `SELECT EXISTS (SELECT 1 FROM notes)`).Scan(&has); err != nil {
 		return false, fmt.Errorf("look for notes: %w", err)
 	}
 	return has, nil

@@ -44,7 +44,7 @@ func scanControl(sc scanner) (state.ChannelControl, error) {
 // ChannelControl returns one channel's control; a channel without one
 // gets the zero control.
 func (s *Store) ChannelControl(ctx context.Context, channelID string) (state.ChannelControl, error) {
-	c, err := scanControl(s.row(ctx, s.reader, `SELECT channel_id, paused, paused_until, mode FROM channel_controls WHERE channel_id = ?`, channelID))
+	c, err := scanControl(s.row(ctx, `SELECT channel_id, paused, paused_until, mode FROM channel_controls WHERE channel_id = ?`, channelID))
 	if errors.Is(err, sql.ErrNoRows) {
 		return state.ChannelControl{ChannelID: channelID}, nil
 	}

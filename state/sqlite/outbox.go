@@ -68,7 +68,7 @@ func (s *Store) RecordSent(ctx context.Context, id int64, platformID, errText st
 	}
 	msg = ingestReady(msg)
 	err := s.batch(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		st, err := s.txStmt(ctx, tx, s.writer, setOutboxSQL)
+		st, err := s.txStmt(ctx, tx, setOutboxSQL)
 		if err != nil {
 			return err
 		}

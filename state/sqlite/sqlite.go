@@ -191,11 +191,9 @@ func (s *Store) openReader(ctx context.Context, pragmas string) (err error) {
 	if err := s.reader.PingContext(ctx); err != nil {
 		return fmt.Errorf("open sqlite store %q: %w", path, err)
 	}
-	for db, queries := range s.txQueries() {
-		for _, q := range queries {
-			if _, err := s.prepare(ctx, db, q); err != nil {
-				return fmt.Errorf("open sqlite store %q: prepare: %w", path, err)
-			}
+	for _, q := range txQueries {
+		if _, err := s.prepare(ctx, s.writer, q); err != nil {
+			return fmt.Errorf("open sqlite store %q: prepare: %w", path, err)
 		}
 	}
 	return nil
@@ -320,16 +318,16 @@ type errRow struct{ err error }
 
 func (r errRow) Scan(...any) error { return r.err }
 
-// row runs a one-row statement on db, the read pool (writes returning a
-// row use insert).
-func (s *Store) row(ctx context.Context, db *sql.DB, query string, args ...any) scanner {
+// row runs a one-row statement on the read pool (writes returning a row
+// use insert).
+func (s *Store) row(ctx context.Context, query string, args ...any) scanner {
 	s.stats.stmts.Add(1)
 	s.stats.reads.Add(1)
 	ctx, err := short(ctx)
 	if err != nil {
 		return errRow{err}
 	}
-	st, err := s.prepare(ctx, db, query)
+	st, err := s.prepare(ctx, s.reader, query)
 	if err != nil {
 		return errRow{err}
 	}
@@ -368,14 +366,13 @@ func (s *Store) query(ctx context.Context, query string, args ...any) (*sql.Rows
 	return st.QueryContext(ctx, args...)
 }
 
-// txStmt returns query prepared for tx, reusing the statement of db (the
-// pool tx belongs to) that Open prepared. It never prepares on db itself:
-// that would wait for a connection while tx holds one, and the writer has
-// only one.
-func (s *Store) txStmt(ctx context.Context, tx *sql.Tx, db *sql.DB, query string) (*sql.Stmt, error) {
+// txStmt returns query prepared for tx, a write transaction, reusing the
+// statement Open prepared on the writer. It never prepares on the writer
+// itself: that would wait for its only connection, which tx holds.
+func (s *Store) txStmt(ctx context.Context, tx *sql.Tx, query string) (*sql.Stmt, error) {
 	s.stats.stmts.Add(1)
 	s.mu.Lock()
-	st, ok := s.stmts[stmtKey{db, query}]
+	st, ok := s.stmts[stmtKey{s.writer, query}]
 	s.mu.Unlock()
 	if ok {
 		return tx.StmtContext(ctx, st), nil
@@ -383,18 +380,13 @@ func (s *Store) txStmt(ctx context.Context, tx *sql.Tx, db *sql.DB, query string
 	return tx.PrepareContext(ctx, query)
 }
 
-// txQueries are the statements run inside transactions, prepared at Open
-// for txStmt.
-func (s *Store) txQueries() map[*sql.DB][]string {
-	return map[*sql.DB][]string{
-		s.writer: {upsertChannelSQL, ingestInsertSQL, ingestExistingSQL, trimCountSQL, setOutboxSQL, appendActionSQL, addTickSQL},
-		s.reader: {historySQL},
-	}
-}
+// txQueries are the statements run inside write transactions, prepared on
+// the writer at Open for txStmt.
+var txQueries = []string{upsertChannelSQL, ingestInsertSQL, ingestExistingSQL, trimCountSQL, setOutboxSQL, appendActionSQL, addTickSQL}
 
-// txRow runs a one-row statement in tx.
-func (s *Store) txRow(ctx context.Context, tx *sql.Tx, db *sql.DB, query string, args ...any) scanner {
-	st, err := s.txStmt(ctx, tx, db, query)
+// txRow runs a one-row statement in tx, a write transaction.
+func (s *Store) txRow(ctx context.Context, tx *sql.Tx, query string, args ...any) scanner {
+	st, err := s.txStmt(ctx, tx, query)
 	if err != nil {
 		return errRow{err}
 	}

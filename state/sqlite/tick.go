@@ -79,14 +79,14 @@ func (s *Store) RecordTick(ctx context.Context, act *state.ActionRecord, keep, o
 	err = s.batch(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		actionID, tickID = 0, 0
 		if act != nil {
-			if err := s.txRow(ctx, tx, s.writer, appendActionSQL, actionArgs(*act)...).Scan(&actionID); err != nil {
+			if err := s.txRow(ctx, tx, appendActionSQL, actionArgs(*act)...).Scan(&actionID); err != nil {
 				return fmt.Errorf("append action: %w", err)
 			}
 			if err := s.trimTx(ctx, tx, act.ChannelID, keep, over); err != nil {
 				return fmt.Errorf("trim actions: %w", err)
 			}
 		}
-		return s.txRow(ctx, tx, s.writer, addTickSQL, args...).Scan(&tickID)
+		return s.txRow(ctx, tx, addTickSQL, args...).Scan(&tickID)
 	})
 	if err != nil {
 		return 0, 0, fmt.Errorf("record tick for %q: %w", t.ChannelID, err)

@@ -127,7 +127,7 @@ func whereSQL(where []string) string {
 // TickNeighbours returns the ids of the ticks of channelID just before and
 // just after id (0 where there is none).
 func (s *Store) TickNeighbours(ctx context.Context, channelID string, id int64) (prev, next int64, err error) {
-	err = s.row(ctx, s.reader, `SELECT
+	err = s.row(ctx, `SELECT
 	coalesce((SELECT max(id) FROM ticks WHERE channel_id = ?1 AND id < ?2), 0),
 	coalesce((SELECT min(id) FROM ticks WHERE channel_id = ?1 AND id > ?2), 0)`, channelID, id).Scan(&prev, &next)
 	if err != nil {

@@ -14,7 +14,7 @@ import (
 func (s *Store) UpdateSeen(ctx context.Context, key string) (bool, error) {
 	cutoff := s.Now().Add(-state.UpdateRetention).UnixNano()
 	var one int
-	err := s.row(ctx, s.reader, `SELECT 1 FROM updates WHERE key = ? AND seen >= ?`, key, cutoff).Scan(&one)
+	err := s.row(ctx, `SELECT 1 FROM updates WHERE key = ? AND seen >= ?`, key, cutoff).Scan(&one)
 	if errors.Is(err, sql.ErrNoRows) {
 		return false, nil
 	}

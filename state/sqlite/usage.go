@@ -25,7 +25,7 @@ RETURNING tokens`, day, scope, n).Scan(&total)
 // Tokens returns the count of scope on day, 0 when none was added.
 func (s *Store) Tokens(ctx context.Context, day, scope string) (int64, error) {
 	var n int64
-	err := s.row(ctx, s.reader, `SELECT tokens FROM token_usage WHERE day = ? AND scope = ?`, day, scope).Scan(&n)
+	err := s.row(ctx, `SELECT tokens FROM token_usage WHERE day = ? AND scope = ?`, day, scope).Scan(&n)
 	if errors.Is(err, sql.ErrNoRows) {
 		return 0, nil
 	}
