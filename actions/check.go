@@ -410,30 +410,17 @@ func valueOf(v any) jsonValue {
 			return jsonValue{}
 		}
 		return jsonValue{kind: kindNumber, text: strconv.FormatFloat(float64(v), 'g', -1, 32)}
-	case int:
-		return jsonValue{kind: kindNumber, text: strconv.FormatInt(int64(v), 10)}
-	case int8:
-		return jsonValue{kind: kindNumber, text: strconv.FormatInt(int64(v), 10)}
-	case int16:
-		return jsonValue{kind: kindNumber, text: strconv.FormatInt(int64(v), 10)}
-	case int32:
-		return jsonValue{kind: kindNumber, text: strconv.FormatInt(int64(v), 10)}
-	case int64:
-		return jsonValue{kind: kindNumber, text: strconv.FormatInt(v, 10)}
-	case uint:
-		return jsonValue{kind: kindNumber, text: strconv.FormatUint(uint64(v), 10)}
-	case uint8:
-		return jsonValue{kind: kindNumber, text: strconv.FormatUint(uint64(v), 10)}
-	case uint16:
-		return jsonValue{kind: kindNumber, text: strconv.FormatUint(uint64(v), 10)}
-	case uint32:
-		return jsonValue{kind: kindNumber, text: strconv.FormatUint(uint64(v), 10)}
-	case uint64:
-		return jsonValue{kind: kindNumber, text: strconv.FormatUint(v, 10)}
 	case map[string]any:
 		return jsonValue{kind: kindObject}
 	case []any:
 		return jsonValue{kind: kindArray}
+	}
+	// Go integers, of any size.
+	switch rv := reflect.ValueOf(v); rv.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return jsonValue{kind: kindNumber, text: strconv.FormatInt(rv.Int(), 10)}
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return jsonValue{kind: kindNumber, text: strconv.FormatUint(rv.Uint(), 10)}
 	}
 	return jsonValue{}
 }
