@@ -331,6 +331,31 @@ func newPropCheck(name string, m map[string]any, f reflect.StructField) (propChe
 	return p, nil
 }
 
+// fields describes the properties, in declaration order, with what each
+// is checked for.
+func (pc *paramCheck) fields() []Field {
+	out := make([]Field, len(pc.props))
+	for i, p := range pc.props {
+		f := Field{Name: p.name, Type: p.typ.String(), Required: p.required, MinLength: p.minLen, MaxLength: p.maxLen}
+		if p.pattern != nil {
+			f.Pattern = p.pattern.String()
+		}
+		for _, e := range p.enum {
+			f.Enum = append(f.Enum, e.literal())
+		}
+		for _, b := range []struct {
+			bound *bound
+			to    *string
+		}{{p.minimum, &f.Minimum}, {p.maximum, &f.Maximum}, {p.exclMin, &f.ExclusiveMinimum}, {p.exclMax, &f.ExclusiveMaximum}} {
+			if b.bound != nil {
+				*b.to = b.bound.lit
+			}
+		}
+		out[i] = f
+	}
+	return out
+}
+
 func (p *propCheck) numeric() bool { return p.typ == kindInteger || p.typ == kindNumber }
 
 func lengthBound(v any) (int, error) {
@@ -452,6 +477,18 @@ func rawValue(raw json.RawMessage) (jsonValue, error) {
 		return jsonValue{kind: kindString, text: s}, nil
 	}
 	return jsonValue{kind: kindNumber, text: string(raw)}, nil
+}
+
+// literal is an enum value as Field.Enum lists it: a string as it is,
+// a number or a boolean as JSON writes it.
+func (v jsonValue) literal() string {
+	switch v.kind {
+	case kindString, kindNumber:
+		return v.text
+	case kindBool:
+		return strconv.FormatBool(v.b)
+	}
+	return v.String()
 }
 
 func (v jsonValue) String() string {

@@ -61,19 +61,30 @@ type Entry struct {
 }
 
 type registered struct {
-	spec      Spec
-	typ       reflect.Type
-	schema    json.RawMessage
-	check     *paramCheck
-	fields    []Field
-	jsonNames map[string]bool
+	spec   Spec
+	typ    reflect.Type
+	schema json.RawMessage
+	check  *paramCheck
+	fields []Field
 }
 
-// Field describes one parameter of an action, taken from its schema.
+// Field describes one parameter of an action and what its schema asks of
+// its value: exactly what the registry checks (Validate, Decode).
 type Field struct {
 	Name     string // JSON name, e.g. "channelId"
-	Type     string // JSON schema type: "string", "integer", ...
+	Type     string // JSON schema type: "string", "integer", "number" or "boolean"
 	Required bool
+	// MinLength and MaxLength bound a string's length in code points; -1
+	// when not bounded.
+	MinLength, MaxLength int
+	// Pattern is a regular expression a string must match; "" for none.
+	Pattern string
+	// Enum lists the values allowed, strings as they are and numbers and
+	// booleans as JSON writes them; nil allows any.
+	Enum []string
+	// Minimum, Maximum, ExclusiveMinimum and ExclusiveMaximum bound a
+	// number, as JSON number literals; "" when not bounded.
+	Minimum, Maximum, ExclusiveMinimum, ExclusiveMaximum string
 }
 
 // Registry maps action names to their specs. It is built once at start and
@@ -118,17 +129,7 @@ func (r *Registry) register(s Spec) error {
 	if err != nil {
 		return fmt.Errorf("register action %q: %w", s.Name, err)
 	}
-	reg := &registered{spec: s, typ: typ, schema: raw, check: check, jsonNames: map[string]bool{}}
-	required := map[string]bool{}
-	for _, name := range sch.Required {
-		required[name] = true
-	}
-	if sch.Properties != nil {
-		for pair := sch.Properties.Oldest(); pair != nil; pair = pair.Next() {
-			reg.fields = append(reg.fields, Field{Name: pair.Key, Type: pair.Value.Type, Required: required[pair.Key]})
-			reg.jsonNames[pair.Key] = true
-		}
-	}
+	reg := &registered{spec: s, typ: typ, schema: raw, check: check, fields: check.fields()}
 	r.byKey[s.Name] = reg
 	r.order = append(r.order, s.Name)
 	return nil

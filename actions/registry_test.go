@@ -3,6 +3,7 @@ package actions
 import (
 	"encoding/json"
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -26,14 +27,23 @@ func TestCatalogSchemas(t *testing.T) {
 		}
 	}
 	fields := r.Fields(NameSendMessage)
-	want := []Field{{"channelId", "string", true}, {"content", "string", true}, {"replyTo", "string", false}, {"then", "string", false}}
+	want := []Field{
+		{Name: "channelId", Type: "string", Required: true, MinLength: 1, MaxLength: -1},
+		{Name: "content", Type: "string", Required: true, MinLength: -1, MaxLength: -1},
+		{Name: "replyTo", Type: "string", MinLength: -1, MaxLength: -1},
+		{Name: "then", Type: "string", MinLength: -1, MaxLength: -1, Enum: []string{"next", "end"}},
+	}
 	if len(fields) != len(want) {
 		t.Fatalf("send_message fields = %+v", fields)
 	}
 	for i := range want {
-		if fields[i] != want[i] {
+		if !reflect.DeepEqual(fields[i], want[i]) {
 			t.Errorf("field %d = %+v, want %+v", i, fields[i], want[i])
 		}
+	}
+	sleep := r.Fields(NameSleep)
+	if len(sleep) != 1 || sleep[0].Type != "integer" || sleep[0].Minimum != "0" || sleep[0].Maximum != "" {
+		t.Errorf("sleep fields = %+v, want duration, an integer of at least 0", sleep)
 	}
 }
 

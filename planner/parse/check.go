@@ -1,7 +1,6 @@
 package parse
 
 import (
-	"encoding/json"
 	"fmt"
 	"strconv"
 	"unicode/utf8"
@@ -9,12 +8,13 @@ import (
 	"github.com/airi-go/airi/actions"
 )
 
-// schemaCheck holds the checks of an action's JSON schema in a form that
-// runs on typed values without building a generic document. It is derived
-// from the schema the registry generated; when that schema uses anything
-// beyond the keywords understood here, exact is false and the parser
-// validates with the registry instead, so the checks are always
-// equivalent to the schema and never a partial copy of it.
+// schemaCheck holds the checks of an action's parameters in a form that
+// runs on typed values without building a generic document. It is made
+// from what the registry checks (actions.Field); when a field asks for
+// something checked here only by the registry (a pattern, a number type, a
+// bound with a fraction, an enum of numbers), exact is false and the
+// parser validates with the registry instead, so the checks are always the
+// registry's and never a partial copy of them.
 type schemaCheck struct {
 	exact  bool
 	fields []fieldCheck // aligned with actionInfo.fields
@@ -32,102 +32,33 @@ type fieldCheck struct {
 	enum      []string
 }
 
-// newSchemaCheck derives the checks from the registry's schema of name.
-func newSchemaCheck(reg *actions.Registry, name string, fields []actions.Field) schemaCheck {
-	var raw json.RawMessage
-	for _, e := range reg.Catalog() {
-		if e.Name == name {
-			raw = e.Schema
-		}
-	}
-	var top map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &top); err != nil {
-		return schemaCheck{}
-	}
-	for k, v := range top {
-		switch k {
-		case "description", "title", "$schema", "$id", "required":
-		case "type":
-			if string(v) != `"object"` {
-				return schemaCheck{}
-			}
-		case "additionalProperties":
-			if string(v) != "false" {
-				return schemaCheck{}
-			}
-		case "properties":
-		default:
-			return schemaCheck{}
-		}
-	}
-	if _, ok := top["additionalProperties"]; !ok {
-		return schemaCheck{}
-	}
-	var props map[string]map[string]json.RawMessage
-	if err := json.Unmarshal(top["properties"], &props); err != nil {
-		return schemaCheck{}
-	}
-	if len(props) != len(fields) {
-		return schemaCheck{}
-	}
+// newSchemaCheck makes the checks of an action's fields.
+func newSchemaCheck(fields []actions.Field) schemaCheck {
 	sc := schemaCheck{exact: true, fields: make([]fieldCheck, len(fields))}
 	for i, f := range fields {
-		prop, ok := props[f.Name]
-		if !ok {
+		switch {
+		case f.Pattern != "",
+			f.Type != "string" && f.Type != "integer" && f.Type != "boolean",
+			f.Enum != nil && f.Type != "string":
 			return schemaCheck{}
 		}
-		fc := fieldCheck{minLength: -1, maxLength: -1}
-		for k, v := range prop {
-			var err error
-			switch k {
-			case "description", "title", "default", "examples":
-			case "type":
-				err = json.Unmarshal(v, &fc.typ)
-				switch fc.typ {
-				case "string", "integer", "boolean":
-				default:
-					return schemaCheck{}
-				}
-			case "minLength":
-				err = json.Unmarshal(v, &fc.minLength)
-			case "maxLength":
-				err = json.Unmarshal(v, &fc.maxLength)
-			case "minimum":
-				fc.minimum, err = intBound(v)
-			case "maximum":
-				fc.maximum, err = intBound(v)
-			case "exclusiveMinimum":
-				fc.exclMin, err = intBound(v)
-			case "exclusiveMaximum":
-				fc.exclMax, err = intBound(v)
-			case "enum":
-				err = json.Unmarshal(v, &fc.enum)
-				if fc.enum == nil {
-					return schemaCheck{}
-				}
-			default:
-				return schemaCheck{}
+		fc := fieldCheck{typ: f.Type, minLength: int64(f.MinLength), maxLength: int64(f.MaxLength), enum: f.Enum}
+		for _, b := range []struct {
+			lit string
+			to  **int64
+		}{{f.Minimum, &fc.minimum}, {f.Maximum, &fc.maximum}, {f.ExclusiveMinimum, &fc.exclMin}, {f.ExclusiveMaximum, &fc.exclMax}} {
+			if b.lit == "" {
+				continue
 			}
+			n, err := strconv.ParseInt(b.lit, 10, 64)
 			if err != nil {
 				return schemaCheck{}
 			}
-		}
-		if fc.typ == "" || fc.typ != f.Type {
-			return schemaCheck{}
+			*b.to = &n
 		}
 		sc.fields[i] = fc
 	}
 	return sc
-}
-
-// intBound reads a numeric bound that is a whole number; other bounds are
-// left to the registry.
-func intBound(v json.RawMessage) (*int64, error) {
-	n, err := strconv.ParseInt(string(v), 10, 64)
-	if err != nil {
-		return nil, fmt.Errorf("bound %s is not a whole number", v)
-	}
-	return &n, nil
 }
 
 // check reports the first constraint a set slot violates, in words for

@@ -87,7 +87,7 @@ func newActionInfo(reg *actions.Registry, name string) *actionInfo {
 	}
 	ex.WriteString("}")
 	info.example = ex.String()
-	info.check = newSchemaCheck(reg, name, info.fields)
+	info.check = newSchemaCheck(info.fields)
 	return info
 }
 
