@@ -32,7 +32,9 @@ func TestGateStartsInTurn(t *testing.T) {
 	}
 }
 
-func TestGateReusesItsQueue(t *testing.T) {
+// TestGateReleasesItsQueue: once the waiting loops have all entered, the
+// gate lets go of its queue's array, however large a burst made it.
+func TestGateReleasesItsQueue(t *testing.T) {
 	g := newGate(1)
 	n := 0
 	for range 3000 {

@@ -109,6 +109,8 @@ func TestBenchUsage(t *testing.T) {
 // settings, a model that answers at once) and reports the runtime's CPU
 // and allocations per tick, everything but the model: the ingest of the
 // message, the wake, the prompt, the parse, the send and the records.
+// Its ns/op is a whole scenario, set-up and drain included: quote the
+// per-tick figures it reports.
 // go test -run X -bench Burst -benchtime 3x ./cmd/airi/
 func BenchmarkBurst(b *testing.B) {
 	const chats = 500
@@ -136,9 +138,10 @@ func BenchmarkBurst(b *testing.B) {
 	b.ReportMetric(last/float64(b.N), "last-reply-ms")
 }
 
-// TestBenchSampleCountsFreeSlots: a sample counts the slots in use, and
-// offers as many more as there are channels past their debounce with no
-// call in flight, up to the free slots.
+// TestBenchSampleCountsFreeSlots pins what a sample counts: the slots in
+// use, and as many more as there are channels past their debounce with no
+// call in flight, up to the free slots. (That the count stops at the free
+// slots changes its cost, not these figures.)
 func TestBenchSampleCountsFreeSlots(t *testing.T) {
 	now := time.Now()
 	r := newBenchRecorder(time.Second, 4)

@@ -4,7 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"runtime"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -112,17 +112,21 @@ func BenchmarkRuntimeTick(b *testing.B) {
 					}
 				}
 			} else {
-				b.SetParallelism(max(loops/runtime.GOMAXPROCS(0), 1))
+				// Exactly loops goroutines, one per channel, share the
+				// b.N ticks, whatever the number of cores.
 				b.ResetTimer() // not the filling of the channels above
-				b.RunParallel(func(pb *testing.PB) {
-					ch := chans[int(next.Add(1)-1)%loops]
-					for pb.Next() {
-						if err := runtimeTick(ctx, s, ch, int(n.Add(1)), req); err != nil {
-							b.Error(err)
-							return
+				var wg sync.WaitGroup
+				for _, ch := range chans {
+					wg.Go(func() {
+						for next.Add(1) <= int64(b.N) {
+							if err := runtimeTick(ctx, s, ch, int(n.Add(1)), req); err != nil {
+								b.Error(err)
+								return
+							}
 						}
-					}
-				})
+					})
+				}
+				wg.Wait()
 			}
 			w, cpu := s.Work(), rusage.CPU()-cpu0
 			ops := float64(b.N)
