@@ -79,12 +79,7 @@ func TestManyChannelsUnderTheModelLimit(t *testing.T) {
 		if p := peak.Load(); p > limit {
 			t.Errorf("%d model calls in flight, limit %d", p, limit)
 		}
-		got := map[string]int{}
-		h.sender.mu.Lock()
-		for _, s := range h.sender.sent {
-			got[s.ChannelID]++
-		}
-		h.sender.mu.Unlock()
+		got := h.sender.perChannel()
 		if len(got) != channels {
 			t.Errorf("answered in %d channels, want %d: %v", len(got), channels, got)
 		}
@@ -133,12 +128,7 @@ func TestWakesBoundRunningLoops(t *testing.T) {
 		if p := peak.Load(); p > wakes {
 			t.Errorf("%d model calls in flight with at most %d wakes running", p, wakes)
 		}
-		got := map[string]int{}
-		h.sender.mu.Lock()
-		for _, s := range h.sender.sent {
-			got[s.ChannelID]++
-		}
-		h.sender.mu.Unlock()
+		got := h.sender.perChannel()
 		if len(got) != channels {
 			t.Errorf("answered in %d channels, want %d: %v", len(got), channels, got)
 		}

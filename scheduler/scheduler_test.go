@@ -87,6 +87,17 @@ func (s *sender) Send(_ context.Context, out state.Outgoing) (string, error) {
 	return fmt.Sprintf("sent-%d", n), nil
 }
 
+// perChannel counts the messages sent to each channel.
+func (s *sender) perChannel() map[string]int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	got := map[string]int{}
+	for _, out := range s.sent {
+		got[out.ChannelID]++
+	}
+	return got
+}
+
 type harness struct {
 	t      *testing.T
 	store  *sqlite.Store
