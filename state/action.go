@@ -21,3 +21,26 @@ type ActionRecord struct {
 	Result    string          `json:"result"`
 	Time      time.Time       `json:"time"`
 }
+
+// ActionHead is an action record's id and name: what TrimStart reads.
+type ActionHead struct {
+	ID   int64
+	Name string
+}
+
+// TrimStart returns the first id to keep when a channel's action history
+// is cut to kept, its newest records, oldest first. A continue at the
+// start of the kept part (the end of a wake whose start is cut off) goes
+// too, repeatedly, so that the kept history starts at the beginning of a
+// wake rather than with half a chain; the channel then keeps fewer records.
+// Every record before the id returned is deleted.
+func TrimStart(kept []ActionHead) int64 {
+	var cut int64
+	for _, a := range kept {
+		if a.Name != "continue" {
+			return a.ID
+		}
+		cut = a.ID + 1
+	}
+	return cut
+}

@@ -11,10 +11,6 @@ import (
 	"github.com/airi-go/airi/state"
 )
 
-// continueName is the action that ends a wake; TrimActions never lets the
-// kept history start with one.
-const continueName = "continue"
-
 // AppendAction adds an action record to a channel's history and returns
 // its id. Its commit does not wait for the disk (see lazyCommit).
 func (s *Store) AppendAction(ctx context.Context, rec state.ActionRecord) (int64, error) {
@@ -101,31 +97,15 @@ ORDER BY id`, channelID, keep)
 		if err != nil {
 			return err
 		}
-		// cut is the first id to keep; everything before it goes.
-		var cut int64
-		skipping := true
-		for rows.Next() {
-			var (
-				id   int64
-				name string
-			)
-			if err := rows.Scan(&id, &name); err != nil {
-				rows.Close()
-				return err
-			}
-			if skipping && name == continueName {
-				cut = id + 1
-				continue
-			}
-			if skipping {
-				cut = id
-				skipping = false
-			}
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
+		kept, err := collect(rows, nil, func(r pgx.Row) (state.ActionHead, error) {
+			var a state.ActionHead
+			err := r.Scan(&a.ID, &a.Name)
+			return a, err
+		})
+		if err != nil {
 			return err
 		}
+		cut := state.TrimStart(kept)
 		_, err = tx.Exec(ctx, `DELETE FROM actions WHERE channel_id = $1 AND id < $2`, channelID, cut)
 		return err
 	})

@@ -9,10 +9,6 @@ import (
 	"github.com/airi-go/airi/state"
 )
 
-// continueName is the action that ends a wake; TrimActions never lets the
-// kept history start with one.
-const continueName = "continue"
-
 const trimCountSQL = `SELECT count(*) FROM actions WHERE channel_id = ?`
 
 const appendActionSQL = `
@@ -109,40 +105,17 @@ func (s *Store) trimTx(ctx context.Context, tx *sql.Tx, channelID string, keep, 
 		_, err := tx.ExecContext(ctx, `DELETE FROM actions WHERE channel_id = ?`, channelID)
 		return err
 	}
-	rows, err := tx.QueryContext(ctx, `SELECT id, name FROM
+	kept, err := collect(func(sc scanner) (state.ActionHead, error) {
+		var a state.ActionHead
+		err := sc.Scan(&a.ID, &a.Name)
+		return a, err
+	})(tx.QueryContext(ctx, `SELECT id, name FROM
 	(SELECT id, name FROM actions WHERE channel_id = ? ORDER BY id DESC LIMIT +?)
-ORDER BY id`, channelID, keep)
+ORDER BY id`, channelID, keep))
 	if err != nil {
 		return err
 	}
-	// cut is the first id to keep; everything before it goes.
-	var cut int64
-	skipping := true
-	for rows.Next() {
-		var (
-			id   int64
-			name string
-		)
-		if err := rows.Scan(&id, &name); err != nil {
-			rows.Close()
-			return err
-		}
-		if skipping && name == continueName {
-			cut = id + 1
-			continue
-		}
-		if skipping {
-			cut = id
-			skipping = false
-		}
-	}
-	if err := rows.Err(); err != nil {
-		rows.Close()
-		return err
-	}
-	if err := rows.Close(); err != nil {
-		return err
-	}
+	cut := state.TrimStart(kept)
 	_, err = tx.ExecContext(ctx, `DELETE FROM actions WHERE channel_id = ? AND id < ?`, channelID, cut)
 	return err
 }
