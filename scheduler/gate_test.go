@@ -5,48 +5,89 @@ import (
 	"testing"
 )
 
-func TestGateStartsInTurn(t *testing.T) {
+// syncGate is a gate whose goroutines are counted and run at once, on
+// the caller's, so that a test sees every run in order.
+func syncGate(n int) (*gate, *int) {
+	g := newGate(n)
+	spawned := 0
+	g.spawn = func(f func()) {
+		spawned++
+		f()
+	}
+	return g, &spawned
+}
+
+func TestGateRunsInTurn(t *testing.T) {
 	g := newGate(2)
 	var started []int
+	var held []func()
+	g.spawn = func(f func()) { held = append(held, f) }
 	for i := range 5 {
 		g.enter(func() { started = append(started, i) })
 	}
-	if want := []int{0, 1}; !slices.Equal(started, want) {
-		t.Fatalf("started %v before any left, want %v", started, want)
+	if len(held) != 2 {
+		t.Fatalf("%d goroutines started for 2 places", len(held))
 	}
-	for range 3 {
-		g.leave()
+	// The first goroutine runs its loop, then each waiting one in turn.
+	held[0]()
+	if want := []int{0, 2, 3, 4}; !slices.Equal(started, want) {
+		t.Fatalf("ran %v, want %v: a goroutine takes the waiting loops in the order they entered", started, want)
 	}
-	if want := []int{0, 1, 2, 3, 4}; !slices.Equal(started, want) {
-		t.Fatalf("started %v, want %v in the order they entered", started, want)
+	held[1]()
+	if want := []int{0, 2, 3, 4, 1}; !slices.Equal(started, want) {
+		t.Fatalf("ran %v, want %v", started, want)
 	}
-	// Both places are held; one leaves and frees its place.
-	g.leave()
+	if g.free != 2 {
+		t.Errorf("%d places free after every loop ran, want 2", g.free)
+	}
 	g.enter(func() { started = append(started, 5) })
-	if started[len(started)-1] != 5 {
-		t.Errorf("a free place did not start the next entry: %v", started)
-	}
-	g.enter(func() { started = append(started, 6) })
-	if started[len(started)-1] == 6 {
-		t.Errorf("an entry started with no place free: %v", started)
+	if len(held) != 3 {
+		t.Errorf("a free place did not start a goroutine for the next loop")
 	}
 }
 
-// TestGateReleasesItsQueue: once the waiting loops have all entered, the
-// gate lets go of its queue's array, however large a burst made it.
-func TestGateReleasesItsQueue(t *testing.T) {
-	g := newGate(1)
+// TestGateReusesGoroutines: a burst runs on the goroutines of its first
+// loops, not on one new goroutine per loop, and every loop runs once.
+func TestGateReusesGoroutines(t *testing.T) {
+	g, spawned := syncGate(4)
 	n := 0
+	var queued []func()
+	// Four loops hold the places while the burst queues behind them.
+	g.spawn = func(f func()) {
+		*spawned++
+		queued = append(queued, f)
+	}
 	for range 3000 {
 		g.enter(func() { n++ })
 	}
-	for range 3000 {
-		g.leave()
+	for _, f := range queued {
+		f()
 	}
 	if n != 3000 {
-		t.Fatalf("%d of 3000 entries started", n)
+		t.Fatalf("%d of 3000 loops ran", n)
 	}
-	if g.free != 1 || g.queue != nil {
-		t.Errorf("after everyone left: free %d, queue of %d (capacity %d), want 1 free and no queue", g.free, len(g.queue), cap(g.queue))
+	if *spawned != 4 {
+		t.Errorf("%d goroutines ran a burst of 3000 loops with 4 places, want 4", *spawned)
+	}
+	if g.free != 4 || g.queue != nil {
+		t.Errorf("after every loop ran: free %d, queue of %d (capacity %d), want 4 free and no queue", g.free, len(g.queue), cap(g.queue))
+	}
+}
+
+// TestGateNestedEnter: a loop that runs on a free place at once (here on
+// the caller's goroutine) may make another loop due; it waits its turn.
+func TestGateNestedEnter(t *testing.T) {
+	g, spawned := syncGate(1)
+	var order []string
+	g.enter(func() {
+		order = append(order, "a")
+		g.enter(func() { order = append(order, "b") })
+		order = append(order, "a done")
+	})
+	if want := []string{"a", "a done", "b"}; !slices.Equal(order, want) {
+		t.Errorf("ran %v, want %v", order, want)
+	}
+	if *spawned != 1 || g.free != 1 {
+		t.Errorf("%d goroutines, %d free, want 1 and 1", *spawned, g.free)
 	}
 }

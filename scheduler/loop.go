@@ -155,7 +155,7 @@ func (l *loop) startLocked() {
 		l.timer.Stop()
 	}
 	l.active = true
-	l.s.wakes.enter(func() { go l.run(ctx) })
+	l.s.wakes.enter(func() { l.run(ctx) })
 }
 
 // setDue moves the next wake; with override the new time replaces a later
@@ -176,10 +176,9 @@ func (l *loop) busy() bool {
 // run runs the wakes that are due and returns when the next one is not:
 // schedule starts it again then.
 func (l *loop) run(ctx context.Context) {
+	// A loop waiting for the place is counted in the lifetime already:
+	// Close waits for it too.
 	defer l.s.life.done()
-	// Before done: a loop waiting for the place is counted in the
-	// lifetime already, and starts before Close can return.
-	defer l.s.wakes.leave()
 	for {
 		l.mu.Lock()
 		if ctx.Err() != nil || l.due.IsZero() {
