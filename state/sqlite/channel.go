@@ -58,13 +58,17 @@ func (s *Store) IngestIn(ctx context.Context, ch state.Channel, msg state.Messag
 		stored state.Channel
 		isNew  bool
 	)
-	err = s.batch(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	err = s.batchApply(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		var err error
 		if stored, err = scanChannel(s.txRow(ctx, tx, upsertChannelSQL, args...)); err != nil {
 			return fmt.Errorf("upsert channel: %w", err)
 		}
 		msg, isNew, err = s.ingestTx(ctx, tx, in)
 		return err
+	}, func(m *memo) {
+		if isNew {
+			m.stored(msg)
+		}
 	})
 	if err != nil {
 		return state.Message{}, false, fmt.Errorf("ingest message %q in %q: %w", in.PlatformID, ch.ID, err)

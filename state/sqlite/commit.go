@@ -52,6 +52,9 @@ type writeReq struct {
 	// single statement runs cheaper on its own than between BEGIN and
 	// COMMIT.
 	alone func(ctx context.Context) error
+	// apply, when set, applies the committed write to the memo; it is
+	// called with the memo's lock held, after fn (or alone) ran.
+	apply func(m *memo)
 	done  chan error
 	// lead tells a write waiting in the queue to run the next batch.
 	lead chan struct{}
@@ -72,10 +75,16 @@ func (s *Store) batch(ctx context.Context, fn txFunc) error {
 	return s.enqueue(&writeReq{ctx: ctx, fn: fn})
 }
 
+// batchApply is batch for a write that changes what the memo keeps:
+// apply applies it once committed (see writeReq.apply).
+func (s *Store) batchApply(ctx context.Context, fn txFunc, apply func(m *memo)) error {
+	return s.enqueue(&writeReq{ctx: ctx, fn: fn, apply: apply})
+}
+
 // batchStmt is batch for one statement: st, prepared on the writer, run
-// with args by run.
-func (s *Store) batchStmt(ctx context.Context, st *sql.Stmt, run func(ctx context.Context, st *sql.Stmt) error) error {
-	return s.enqueue(&writeReq{ctx: ctx,
+// with args by run; apply, when not nil, as in batchApply.
+func (s *Store) batchStmt(ctx context.Context, st *sql.Stmt, run func(ctx context.Context, st *sql.Stmt) error, apply func(m *memo)) error {
+	return s.enqueue(&writeReq{ctx: ctx, apply: apply,
 		fn: func(ctx context.Context, tx *sql.Tx) error {
 			s.stats.stmts.Add(1)
 			return run(ctx, tx.StmtContext(ctx, st))
@@ -131,8 +140,11 @@ func (s *Store) enqueue(r *writeReq) error {
 	return <-r.done
 }
 
-// commit runs one batch and answers each of its callers.
+// commit runs one batch and answers each of its callers. The memo learns
+// of each write committed before any later commit (wmu).
 func (s *Store) commit(batch []*writeReq) {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
 	live := make([]*writeReq, 0, len(batch))
 	for _, r := range batch {
 		if err := r.ctx.Err(); err != nil {
@@ -156,20 +168,37 @@ func (s *Store) commit(batch []*writeReq) {
 		return
 	}
 	s.health.observe(nil)
+	s.applied(live...)
 	for _, r := range live {
 		r.done <- nil
+	}
+}
+
+// applied applies committed writes to the memo.
+func (s *Store) applied(rs ...*writeReq) {
+	s.memo.mu.Lock()
+	defer s.memo.mu.Unlock()
+	for _, r := range rs {
+		if r.apply != nil {
+			r.apply(&s.memo)
+		}
 	}
 }
 
 // commitOne runs one write in a transaction of its own.
 func (s *Store) commitOne(r *writeReq) error {
 	ctx := context.WithoutCancel(r.ctx)
+	var err error
 	if r.alone != nil {
-		err := r.alone(ctx)
+		err = r.alone(ctx)
 		s.health.observe(err)
-		return err
+	} else {
+		err = s.write(ctx, func(tx *sql.Tx) error { return r.fn(ctx, tx) })
 	}
-	return s.write(ctx, func(tx *sql.Tx) error { return r.fn(ctx, tx) })
+	if err == nil {
+		s.applied(r)
+	}
+	return err
 }
 
 // commitMany runs writes in one transaction and commits it; on the first

@@ -61,10 +61,14 @@ func (s *Store) Ingest(ctx context.Context, msg state.Message) (state.Message, b
 
 	var isNew bool
 	in := msg
-	err := s.batch(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	err := s.batchApply(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		var err error
 		msg, isNew, err = s.ingestTx(ctx, tx, in)
 		return err
+	}, func(m *memo) {
+		if isNew {
+			m.stored(msg)
+		}
 	})
 	if err != nil {
 		return state.Message{}, false, fmt.Errorf("ingest message %q in %q: %w", msg.PlatformID, msg.ChannelID, err)
@@ -117,7 +121,15 @@ func limitArg(limit int) int {
 // Unread returns up to limit unread messages of a channel, oldest first
 // (limit <= 0 means all).
 func (s *Store) Unread(ctx context.Context, channelID string, limit int) ([]state.Message, error) {
-	out, err := scanMessages(s.queryShort(ctx, `SELECT `+messageCols+` FROM messages
+	var out []state.Message
+	ok, err := s.inView(ctx, channelID, 0, func(v *view) bool {
+		out = head(v.unread, limit)
+		return true
+	})
+	if ok || err != nil {
+		return out, wrapErr(err, "unread messages of %q", channelID)
+	}
+	out, err = scanMessages(s.queryShort(ctx, `SELECT `+messageCols+` FROM messages
 WHERE channel_id = ? AND read = 0 ORDER BY id LIMIT +?`, channelID, limitArg(limit)))
 	if err != nil {
 		return nil, fmt.Errorf("unread messages of %q: %w", channelID, err)
@@ -128,8 +140,24 @@ WHERE channel_id = ? AND read = 0 ORDER BY id LIMIT +?`, channelID, limitArg(lim
 // CountUnreadAfter returns the number of unread messages of a channel
 // with an id greater than after; it reads the index only.
 func (s *Store) CountUnreadAfter(ctx context.Context, channelID string, after int64) (int, error) {
+	if after <= 0 {
+		if n, ok := s.memo.unreadCount(channelID); ok {
+			return n, nil
+		}
+	}
 	var n int
-	err := s.row(ctx, `SELECT count(*) FROM messages
+	ok, err := s.inView(ctx, channelID, 0, func(v *view) bool {
+		for _, m := range v.unread {
+			if m.ID > after {
+				n++
+			}
+		}
+		return true
+	})
+	if ok || err != nil {
+		return n, wrapErr(err, "count unread of %q after %d", channelID, after)
+	}
+	err = s.row(ctx, `SELECT count(*) FROM messages
 WHERE channel_id = ? AND read = 0 AND id > ?`, channelID, after).Scan(&n)
 	if err != nil {
 		return 0, fmt.Errorf("count unread of %q after %d: %w", channelID, after, err)
@@ -139,10 +167,24 @@ WHERE channel_id = ? AND read = 0 AND id > ?`, channelID, after).Scan(&n)
 
 // UnreadCounts returns the number of unread messages per channel id.
 func (s *Store) UnreadCounts(ctx context.Context) (map[string]int, error) {
-	rows, err := s.queryShort(ctx, `SELECT channel_id, count(*) FROM messages WHERE read = 0 GROUP BY channel_id`)
+	if out, ok := s.memo.unreadCounts(); ok {
+		return out, nil
+	}
+	rows, err := s.queryShort(ctx, unreadCountsSQL)
 	if err != nil {
 		return nil, fmt.Errorf("count unread: %w", err)
 	}
+	out, err := scanCounts(rows)
+	if err != nil {
+		return nil, fmt.Errorf("count unread: %w", err)
+	}
+	return out, nil
+}
+
+const unreadCountsSQL = `SELECT channel_id, count(*) FROM messages WHERE read = 0 GROUP BY channel_id`
+
+// scanCounts collects the (channel id, count) rows of unreadCountsSQL.
+func scanCounts(rows *sql.Rows) (map[string]int, error) {
 	defer rows.Close()
 	out := map[string]int{}
 	for rows.Next() {
@@ -151,14 +193,11 @@ func (s *Store) UnreadCounts(ctx context.Context) (map[string]int, error) {
 			n  int
 		)
 		if err := rows.Scan(&id, &n); err != nil {
-			return nil, fmt.Errorf("count unread: %w", err)
+			return nil, err
 		}
 		out[id] = n
 	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("count unread: %w", err)
-	}
-	return out, nil
+	return out, rows.Err()
 }
 
 // MarkRead marks exactly the given message ids read; unknown ids and ids
@@ -173,12 +212,40 @@ func (s *Store) MarkRead(ctx context.Context, ids []int64) error {
 	if err != nil {
 		return fmt.Errorf("mark read: %w", err)
 	}
-	_, err = s.exec(ctx,
-		`UPDATE messages SET read = 1 WHERE read = 0 AND id IN (SELECT value FROM json_each(?))`, string(arr))
+	var marked map[string][]int64
+	err = s.writeStmtApply(ctx, markReadSQL, func(ctx context.Context, st *sql.Stmt) error {
+		marked, err = idsByChannel(st.QueryContext(ctx, string(arr)))
+		return err
+	}, func(m *memo) { m.markedRead(marked) })
 	if err != nil {
 		return fmt.Errorf("mark %d messages read: %w", len(ids), err)
 	}
 	return nil
+}
+
+// markReadSQL marks messages read and returns those it changed, so that
+// the memo learns which channels' unread messages they were.
+const markReadSQL = `UPDATE messages SET read = 1 WHERE read = 0 AND id IN (SELECT value FROM json_each(?)) RETURNING id, channel_id`
+
+// idsByChannel collects the (id, channel id) rows of an UPDATE ...
+// RETURNING by channel.
+func idsByChannel(rows *sql.Rows, err error) (map[string][]int64, error) {
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string][]int64{}
+	for rows.Next() {
+		var (
+			id int64
+			ch string
+		)
+		if err := rows.Scan(&id, &ch); err != nil {
+			return nil, err
+		}
+		out[ch] = append(out[ch], id)
+	}
+	return out, rows.Err()
 }
 
 // SetDecision records the attention decision on the given messages.
@@ -186,14 +253,24 @@ func (s *Store) SetDecision(ctx context.Context, ids []int64, decision string) e
 	if len(ids) == 0 {
 		return nil
 	}
-	var err error
+	var (
+		decided map[string][]int64
+		err     error
+	)
+	apply := func(m *memo) { m.decided(decided, decision) }
 	if len(ids) == 1 {
 		// One message per arrival: the common case, without JSON.
-		_, err = s.exec(ctx, `UPDATE messages SET decision = ? WHERE id = ?`, decision, ids[0])
+		err = s.writeStmtApply(ctx, `UPDATE messages SET decision = ? WHERE id = ? RETURNING id, channel_id`, func(ctx context.Context, st *sql.Stmt) error {
+			decided, err = idsByChannel(st.QueryContext(ctx, decision, ids[0]))
+			return err
+		}, apply)
 	} else {
 		var arr []byte
 		if arr, err = json.Marshal(ids); err == nil {
-			_, err = s.exec(ctx, `UPDATE messages SET decision = ? WHERE id IN (SELECT value FROM json_each(?))`, decision, string(arr))
+			err = s.writeStmtApply(ctx, `UPDATE messages SET decision = ? WHERE id IN (SELECT value FROM json_each(?)) RETURNING id, channel_id`, func(ctx context.Context, st *sql.Stmt) error {
+				decided, err = idsByChannel(st.QueryContext(ctx, decision, string(arr)))
+				return err
+			}, apply)
 		}
 	}
 	if err != nil {
@@ -205,8 +282,21 @@ func (s *Store) SetDecision(ctx context.Context, ids []int64, decision string) e
 // History returns the newest limit read or own messages of a channel,
 // oldest first (limit <= 0 means all), and how many the channel has.
 func (s *Store) History(ctx context.Context, channelID string, limit int) ([]state.Message, int, error) {
-	total := 0
-	msgs, err := collect(func(sc scanner) (state.Message, error) {
+	var (
+		msgs  []state.Message
+		total int
+	)
+	ok, err := s.inView(ctx, channelID, limit, func(v *view) bool {
+		if (limit <= 0 || limit > len(v.hist)) && len(v.hist) < v.total {
+			return false
+		}
+		msgs, total = tail(v.hist, limit), v.total
+		return true
+	})
+	if ok || err != nil {
+		return msgs, total, wrapErr(err, "history of %q", channelID)
+	}
+	msgs, err = collect(func(sc scanner) (state.Message, error) {
 		return scanMessageAnd(sc, &total)
 	})(s.queryShort(ctx, historySQL, channelID, limitArg(limit)))
 	if err != nil {
@@ -234,6 +324,21 @@ func (s *Store) RecentOwn(ctx context.Context, channelID string, scan, limit int
 			out, err = nil, fmt.Errorf("recent own messages of %q: %w", channelID, err)
 		}
 	}()
+	ok, err := s.inView(ctx, channelID, 0, func(v *view) bool {
+		if (scan <= 0 || scan > len(v.hist)) && len(v.hist) < v.total {
+			return false
+		}
+		out = nil
+		for i := len(v.hist) - 1; i >= 0 && (scan <= 0 || i >= len(v.hist)-scan) && (limit <= 0 || len(out) < limit); i-- {
+			if m := v.hist[i]; m.Self {
+				out = append(out, state.Message{ID: m.ID, ChannelID: channelID, Self: true, Read: true, Content: m.Content, Time: m.Time})
+			}
+		}
+		return true
+	})
+	if ok || err != nil {
+		return out, err
+	}
 	rows, err := s.queryShort(ctx, recentOwnSQL, channelID, limitArg(scan))
 	if err != nil {
 		return nil, err
@@ -259,8 +364,15 @@ func (s *Store) RecentOwn(ctx context.Context, channelID string, scan, limit int
 // LastMessageID returns the highest message id stored for a channel (0 if none).
 func (s *Store) LastMessageID(ctx context.Context, channelID string) (int64, error) {
 	var id int64
+	ok, err := s.inView(ctx, channelID, 0, func(v *view) bool {
+		id = v.last
+		return true
+	})
+	if ok || err != nil {
+		return id, wrapErr(err, "last message id of %q", channelID)
+	}
 	// Two index seeks (unread and read) instead of a scan of the channel.
-	err := s.row(ctx, `SELECT max(
+	err = s.row(ctx, `SELECT max(
 	coalesce((SELECT max(id) FROM messages WHERE channel_id = ?1 AND read = 0), 0),
 	coalesce((SELECT max(id) FROM messages WHERE channel_id = ?1 AND read = 1), 0))`, channelID).Scan(&id)
 	if err != nil {
@@ -280,4 +392,12 @@ WHERE self = 0 AND (?1 = '' OR channel_id = ?1) AND (?2 = 0 OR time >= ?2) ORDER
 		return nil, fmt.Errorf("list events: %w", err)
 	}
 	return out, nil
+}
+
+// wrapErr wraps a non-nil err with what was being done; nil stays nil.
+func wrapErr(err error, format string, args ...any) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf(format+": %w", append(args, err)...)
 }

@@ -195,7 +195,8 @@ func (s *Store) ForgetUser(ctx context.Context, userID string) (state.Forgotten,
 	if strings.TrimSpace(userID) == "" {
 		return out, errors.New("forget user: empty user id")
 	}
-	err := s.write(ctx, func(tx *sql.Tx) error {
+	var unread map[string]int
+	err := s.bulk(ctx, func(tx *sql.Tx) error {
 		rows, err := tx.QueryContext(ctx, `
 SELECT c.id FROM channels c
 WHERE c.grp = 0
@@ -241,7 +242,14 @@ ORDER BY c.id`, userID, userID)
 				}
 			}
 		}
-		return nil
+		// Unread messages of any channel may have gone.
+		unread, err = unreadCountsTx(ctx, tx)
+		return err
+	}, func(m *memo) {
+		if m.on {
+			m.unread = unread
+		}
+		m.forgetAll()
 	})
 	if err != nil {
 		return state.Forgotten{}, fmt.Errorf("forget user %q: %w", userID, err)

@@ -44,6 +44,9 @@ func scanControl(sc scanner) (state.ChannelControl, error) {
 // ChannelControl returns one channel's control; a channel without one
 // gets the zero control.
 func (s *Store) ChannelControl(ctx context.Context, channelID string) (state.ChannelControl, error) {
+	if c, ok := s.memo.control(channelID); ok {
+		return c, nil
+	}
 	c, err := scanControl(s.row(ctx, `SELECT channel_id, paused, paused_until, mode FROM channel_controls WHERE channel_id = ?`, channelID))
 	if errors.Is(err, sql.ErrNoRows) {
 		return state.ChannelControl{ChannelID: channelID}, nil
@@ -59,10 +62,13 @@ func (s *Store) SetChannelControl(ctx context.Context, c state.ChannelControl) e
 	if err := c.Validate(); err != nil {
 		return err
 	}
-	_, err := s.exec(ctx, `
+	c.PausedUntil = normTime(c.PausedUntil)
+	err := s.writeStmtApply(ctx, `
 INSERT INTO channel_controls (channel_id, paused, paused_until, mode) VALUES (?1, ?2, ?3, ?4)
-ON CONFLICT (channel_id) DO UPDATE SET paused = ?2, paused_until = ?3, mode = ?4`,
-		c.ChannelID, boolInt(c.Paused), encTime(c.PausedUntil), c.Mode)
+ON CONFLICT (channel_id) DO UPDATE SET paused = ?2, paused_until = ?3, mode = ?4`, func(ctx context.Context, st *sql.Stmt) error {
+		_, err := st.ExecContext(ctx, c.ChannelID, boolInt(c.Paused), encTime(c.PausedUntil), c.Mode)
+		return err
+	}, func(m *memo) { m.setControl(c) })
 	if err != nil {
 		return fmt.Errorf("set control of %q: %w", c.ChannelID, err)
 	}
@@ -150,7 +156,7 @@ WHERE id IN (SELECT max(id) FROM ticks WHERE parse_error <> '' OR (model_error <
 // messages read.
 func (s *Store) ResetChannel(ctx context.Context, channelID string) (int64, error) {
 	var n int64
-	err := s.write(ctx, func(tx *sql.Tx) error {
+	err := s.bulk(ctx, func(tx *sql.Tx) error {
 		if _, err := tx.ExecContext(ctx, `DELETE FROM actions WHERE channel_id = ?`, channelID); err != nil {
 			return err
 		}
@@ -160,6 +166,9 @@ func (s *Store) ResetChannel(ctx context.Context, channelID string) (int64, erro
 		}
 		n, err = res.RowsAffected()
 		return err
+	}, func(m *memo) {
+		delete(m.unread, channelID)
+		m.forget(channelID)
 	})
 	if err != nil {
 		return 0, fmt.Errorf("reset channel %q: %w", channelID, err)
@@ -170,7 +179,7 @@ func (s *Store) ResetChannel(ctx context.Context, channelID string) (int64, erro
 // ForgetChannel deletes a channel's messages, ticks, actions and outbox.
 func (s *Store) ForgetChannel(ctx context.Context, channelID string) (state.ChannelForgotten, error) {
 	var f state.ChannelForgotten
-	err := s.write(ctx, func(tx *sql.Tx) error {
+	err := s.bulk(ctx, func(tx *sql.Tx) error {
 		for _, q := range []struct {
 			sql string
 			n   *int64
@@ -192,6 +201,9 @@ func (s *Store) ForgetChannel(ctx context.Context, channelID string) (state.Chan
 			}
 		}
 		return nil
+	}, func(m *memo) {
+		delete(m.unread, channelID)
+		m.forget(channelID)
 	})
 	if err != nil {
 		return state.ChannelForgotten{}, fmt.Errorf("forget channel %q: %w", channelID, err)
@@ -221,7 +233,7 @@ func (s *Store) prune(ctx context.Context, table, query string, before time.Time
 	var total int64
 	for {
 		var n int64
-		err := s.write(ctx, func(tx *sql.Tx) error {
+		err := s.bulk(ctx, func(tx *sql.Tx) error {
 			res, err := tx.ExecContext(ctx, query, encTime(before), pruneBatch)
 			if err != nil {
 				return err
@@ -234,6 +246,12 @@ func (s *Store) prune(ctx context.Context, table, query string, before time.Time
 			}
 			_, err = tx.ExecContext(ctx, `INSERT INTO counters (name, n) VALUES ('last_prune', ?1) ON CONFLICT (name) DO UPDATE SET n = ?1`, time.Now().UnixNano())
 			return err
+		}, func(m *memo) {
+			if table == "messages" && n > 0 {
+				// Read messages went: the histories the memo keeps may
+				// hold some. Unread counts are unchanged.
+				m.forgetAll()
+			}
 		})
 		if err != nil {
 			return total, fmt.Errorf("prune %s: %w", table, err)

@@ -67,7 +67,11 @@ func (s *Store) RecordSent(ctx context.Context, id int64, platformID, errText st
 		return fmt.Errorf("record sent message: %w", err)
 	}
 	msg = ingestReady(msg)
-	err := s.batch(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	var (
+		stored state.Message
+		isNew  bool
+	)
+	err := s.batchApply(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		st, err := s.txStmt(ctx, tx, setOutboxSQL)
 		if err != nil {
 			return err
@@ -81,8 +85,12 @@ func (s *Store) RecordSent(ctx context.Context, id int64, platformID, errText st
 		} else if n == 0 {
 			return state.ErrNotFound
 		}
-		_, _, err = s.ingestTx(ctx, tx, msg)
+		stored, isNew, err = s.ingestTx(ctx, tx, msg)
 		return err
+	}, func(m *memo) {
+		if isNew {
+			m.stored(stored)
+		}
 	})
 	if err != nil {
 		return fmt.Errorf("record sent message of outbox entry %d: %w", id, err)

@@ -55,6 +55,10 @@ type Store struct {
 
 	batcher batcher      // group commit (commit.go)
 	chans   channelCache // channels read (channel.go)
+	memo    memo         // what ticks read (memo.go)
+	// wmu orders the commits that change what the memo keeps with their
+	// application to it: a batch of writes, or an operation's transaction.
+	wmu sync.Mutex
 
 	closeOnce sync.Once
 	closeErr  error
@@ -161,6 +165,9 @@ func Open(ctx context.Context, path string, logger *zap.Logger) (_ *Store, err e
 	if err := s.openReader(ctx, pragmas); err != nil {
 		return nil, err
 	}
+	if err := s.loadMemo(ctx); err != nil {
+		return nil, fmt.Errorf("open sqlite store %q: %w", path, err)
+	}
 	s.batcher.on = true
 	s.chans.on = true
 	return s, nil
@@ -263,12 +270,18 @@ func (s *Store) prepare(ctx context.Context, db *sql.DB, query string) (*sql.Stm
 // writeStmt prepares query on the writer connection and runs it with
 // run, batched with the writes arriving at the same time.
 func (s *Store) writeStmt(ctx context.Context, query string, run func(ctx context.Context, st *sql.Stmt) error) error {
+	return s.writeStmtApply(ctx, query, run, nil)
+}
+
+// writeStmtApply is writeStmt for a write that changes what the memo
+// keeps: apply applies it once committed (see writeReq.apply).
+func (s *Store) writeStmtApply(ctx context.Context, query string, run func(ctx context.Context, st *sql.Stmt) error, apply func(m *memo)) error {
 	st, err := s.prepare(ctx, s.writer, query)
 	if err != nil {
 		s.health.observe(err)
 		return err
 	}
-	return s.batchStmt(ctx, st, run)
+	return s.batchStmt(ctx, st, run, apply)
 }
 
 // exec runs a write statement on the writer connection, batched with

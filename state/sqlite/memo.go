@@ -1,0 +1,411 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"maps"
+	"slices"
+	"sync"
+
+	"github.com/airi-go/airi/state"
+)
+
+// memo keeps in memory what the channel loops read on every tick, so
+// that most of a tick's reads cost no statement: every channel's unread
+// count and operator control (loaded at Open), and for the channels
+// ticked lately a view of their messages (their unread messages, the
+// newest of their history, its size, their last id).
+//
+// Like channelCache it relies on the store being its database's only
+// writer (cmd/airi holds the database's lock for that; a store opened
+// read only keeps no memo). Every write that changes what the memo
+// holds is applied to it right after its commit, under mu, and commits
+// are applied in the order they were made (Store.wmu). A view is read
+// from the database outside mu: a fill registers before its read, every
+// commit applied meanwhile that touches the channel spoils it, and a
+// spoiled fill is not kept (the read it made is still answered).
+type memo struct {
+	mu sync.Mutex
+	on bool
+
+	unread   map[string]int // unread messages per channel, the channels with none left out
+	controls map[string]state.ChannelControl
+
+	views map[string]*view
+	fills map[string]*viewFill
+}
+
+// maxViews bounds the channels whose messages the memo keeps, and
+// maxViewUnread the unread messages of one: a channel with more is read
+// from the database every time.
+const (
+	maxViews      = 256
+	maxViewUnread = 64
+	// viewHistory is how many history messages a fill reads at least
+	// (the prompt's default window); a larger History limit reads more.
+	viewHistory = 20
+	// maxViewHistory bounds the history messages a view keeps.
+	maxViewHistory = 200
+)
+
+// view is what the memo keeps of one channel's messages.
+type view struct {
+	unread []state.Message // every unread message, oldest first
+	hist   []state.Message // the newest history messages, oldest first
+	total  int             // the size of the whole history: hist is all of it when equal
+	last   int64           // the highest message id
+}
+
+// viewFill is a view being read from the database.
+type viewFill struct{ spoiled bool }
+
+// load installs what Open read: the unread counts and the controls.
+func (m *memo) load(unread map[string]int, controls map[string]state.ChannelControl) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.on = true
+	m.unread, m.controls = unread, controls
+	m.views, m.fills = map[string]*view{}, map[string]*viewFill{}
+}
+
+// touch spoils a fill of channel id in progress. mu is held.
+func (m *memo) touch(id string) {
+	if f := m.fills[id]; f != nil {
+		f.spoiled = true
+	}
+}
+
+// forget drops what the memo keeps of channel id's messages. mu is held.
+func (m *memo) forget(id string) {
+	m.touch(id)
+	delete(m.views, id)
+}
+
+// forgetAll drops every view and spoils every fill. mu is held.
+func (m *memo) forgetAll() {
+	for _, f := range m.fills {
+		f.spoiled = true
+	}
+	clear(m.views)
+}
+
+// stored applies a message stored by this store (new, not a duplicate).
+// mu is held.
+func (m *memo) stored(msg state.Message) {
+	if !m.on {
+		return
+	}
+	m.touch(msg.ChannelID)
+	if !msg.Read {
+		m.unread[msg.ChannelID]++
+	}
+	v := m.views[msg.ChannelID]
+	if v == nil {
+		return
+	}
+	if msg.ID > v.last {
+		v.last = msg.ID
+	}
+	if !msg.Read {
+		if len(v.unread) >= maxViewUnread {
+			delete(m.views, msg.ChannelID)
+			return
+		}
+		v.unread = insertByID(v.unread, msg)
+		return
+	}
+	v.total++
+	v.hist = insertByID(v.hist, msg)
+	if len(v.hist) > maxViewHistory {
+		v.hist = slices.Delete(v.hist, 0, len(v.hist)-maxViewHistory)
+	}
+}
+
+// markedRead applies messages this store marked read: ids by channel.
+// mu is held.
+func (m *memo) markedRead(byChannel map[string][]int64) {
+	if !m.on {
+		return
+	}
+	for id, ids := range byChannel {
+		m.touch(id)
+		if n := m.unread[id] - len(ids); n > 0 {
+			m.unread[id] = n
+		} else {
+			delete(m.unread, id)
+		}
+		v := m.views[id]
+		if v == nil {
+			continue
+		}
+		for _, mid := range ids {
+			i := slices.IndexFunc(v.unread, func(u state.Message) bool { return u.ID == mid })
+			if i < 0 {
+				// Not what the view holds: read it again when asked.
+				delete(m.views, id)
+				break
+			}
+			msg := v.unread[i]
+			msg.Read = true
+			v.unread = slices.Delete(v.unread, i, i+1)
+			v.total++
+			v.hist = insertByID(v.hist, msg)
+			if len(v.hist) > maxViewHistory {
+				v.hist = slices.Delete(v.hist, 0, len(v.hist)-maxViewHistory)
+			}
+		}
+	}
+}
+
+// decided applies a decision recorded on messages: ids by channel. mu is
+// held.
+func (m *memo) decided(byChannel map[string][]int64, decision string) {
+	if !m.on {
+		return
+	}
+	for id, ids := range byChannel {
+		m.touch(id)
+		v := m.views[id]
+		if v == nil {
+			continue
+		}
+		for _, mid := range ids {
+			for _, list := range [][]state.Message{v.unread, v.hist} {
+				if i := slices.IndexFunc(list, func(u state.Message) bool { return u.ID == mid }); i >= 0 {
+					list[i].Decision = decision
+				}
+			}
+		}
+	}
+}
+
+// insertByID inserts msg into list, kept in id order.
+func insertByID(list []state.Message, msg state.Message) []state.Message {
+	i := len(list)
+	for i > 0 && list[i-1].ID > msg.ID {
+		i--
+	}
+	if i > 0 && list[i-1].ID == msg.ID {
+		list[i-1] = msg
+		return list
+	}
+	return slices.Insert(list, i, msg)
+}
+
+// unreadCount returns channel id's unread count; ok is false when the
+// memo is off.
+func (m *memo) unreadCount(id string) (n int, ok bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.unread[id], m.on
+}
+
+// unreadCounts returns a copy of the unread counts; ok is false when the
+// memo is off.
+func (m *memo) unreadCounts() (map[string]int, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if !m.on {
+		return nil, false
+	}
+	return maps.Clone(m.unread), true
+}
+
+// control returns channel id's control; ok is false when the memo is off.
+func (m *memo) control(id string) (state.ChannelControl, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	c, found := m.controls[id]
+	if !found {
+		c = state.ChannelControl{ChannelID: id}
+	}
+	return c, m.on
+}
+
+// setControl applies a control this store stored. mu is held.
+func (m *memo) setControl(c state.ChannelControl) {
+	if m.on {
+		m.controls[c.ChannelID] = c
+	}
+}
+
+// withView calls fn with channel id's view, when the memo has one, and
+// reports whether it did. fn runs under mu and must not keep the view.
+func (m *memo) withView(id string, fn func(v *view)) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	v := m.views[id]
+	if v == nil {
+		return false
+	}
+	fn(v)
+	return true
+}
+
+// startFill registers a fill of channel id's view, reading hist history
+// messages; false means none is to be made (the memo is off, the channel
+// has too many unread messages, or another fill runs).
+func (m *memo) startFill(id string) (*viewFill, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if !m.on || m.unread[id] > maxViewUnread || m.fills[id] != nil {
+		return nil, false
+	}
+	f := &viewFill{}
+	m.fills[id] = f
+	return f, true
+}
+
+// endFill keeps v as channel id's view unless a commit spoiled the fill
+// or v is not whole (more unread messages than read).
+func (m *memo) endFill(id string, f *viewFill, v *view, ok bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.fills[id] == f {
+		delete(m.fills, id)
+	}
+	if !ok || f.spoiled || !m.on {
+		return
+	}
+	if len(m.views) >= maxViews {
+		// Any channel goes: views are cheap to read again.
+		for k := range m.views {
+			delete(m.views, k)
+			break
+		}
+	}
+	m.views[id] = v
+}
+
+// tail returns copies of the last n messages of list (all when n <= 0 or
+// fewer), and head those of the first n.
+func tail(list []state.Message, n int) []state.Message {
+	if n <= 0 || n > len(list) {
+		n = len(list)
+	}
+	if n == 0 {
+		return nil // as a read of no rows
+	}
+	return slices.Clone(list[len(list)-n:])
+}
+
+func head(list []state.Message, n int) []state.Message {
+	if n <= 0 || n > len(list) {
+		n = len(list)
+	}
+	if n == 0 {
+		return nil
+	}
+	return slices.Clone(list[:n])
+}
+
+// viewSQL reads a channel's view in one statement: its unread messages
+// (up to ?2) and its newest history messages (up to ?3, with the size of
+// the whole history), the unread ones first.
+const viewSQL = `SELECT * FROM (SELECT ` + messageCols + `, 0 FROM messages
+	WHERE channel_id = ?1 AND read = 0 ORDER BY id LIMIT +?2)
+UNION ALL
+SELECT * FROM (SELECT ` + messageCols + `, coalesce((SELECT n FROM history_counts WHERE channel_id = ?1), 0) FROM messages
+	WHERE channel_id = ?1 AND read = 1 ORDER BY id DESC LIMIT +?3)`
+
+// inView answers a read of channel id's messages from the memo: answer
+// is called with the channel's view, read from the database first (with
+// at least hist history messages) when the memo has none, and reports
+// whether the view could answer. ok is false when the caller must ask
+// the database itself: the memo is off, the channel is not one a view is
+// kept of, or answer could not answer.
+func (s *Store) inView(ctx context.Context, id string, hist int, answer func(v *view) bool) (ok bool, err error) {
+	answered := false
+	if s.memo.withView(id, func(v *view) { answered = answer(v) }) {
+		return answered, nil
+	}
+	f, ok := s.memo.startFill(id)
+	if !ok {
+		return false, nil
+	}
+	hist = min(max(hist, viewHistory), maxViewHistory)
+	v, whole, err := s.readView(ctx, id, hist)
+	s.memo.endFill(id, f, v, whole && err == nil)
+	if err != nil {
+		return false, err
+	}
+	if !whole {
+		return false, nil
+	}
+	// The view answers even if a commit spoiled it: it is what the
+	// database held when it was read.
+	return answer(v), nil
+}
+
+// readView reads channel id's view with up to hist history messages;
+// whole is false when the channel has more unread messages than a view
+// keeps.
+func (s *Store) readView(ctx context.Context, id string, hist int) (v *view, whole bool, err error) {
+	v = &view{}
+	rows, err := s.queryShort(ctx, viewSQL, id, maxViewUnread+1, hist)
+	if err != nil {
+		return nil, false, fmt.Errorf("read messages of %q: %w", id, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var total int
+		m, err := scanMessageAnd(rows, &total)
+		if err != nil {
+			return nil, false, fmt.Errorf("read messages of %q: %w", id, err)
+		}
+		if !m.Read {
+			v.unread = append(v.unread, m)
+		} else {
+			v.hist = append(v.hist, m)
+			v.total = total
+		}
+		v.last = max(v.last, m.ID)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, false, fmt.Errorf("read messages of %q: %w", id, err)
+	}
+	slices.Reverse(v.hist)
+	return v, len(v.unread) <= maxViewUnread, nil
+}
+
+// loadMemo reads what the memo keeps of every channel and turns it on.
+func (s *Store) loadMemo(ctx context.Context) error {
+	unread, err := s.UnreadCounts(ctx)
+	if err != nil {
+		return err
+	}
+	controls, err := s.ChannelControls(ctx)
+	if err != nil {
+		return err
+	}
+	s.memo.load(unread, controls)
+	return nil
+}
+
+// bulk runs an operation's write transaction fn, which may change any
+// channel's messages, and then after with the memo's lock held, before
+// any later commit (wmu). When fn fails nothing was stored, but the memo
+// still drops its views.
+func (s *Store) bulk(ctx context.Context, fn func(tx *sql.Tx) error, after func(m *memo)) error {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	err := s.write(ctx, fn)
+	s.memo.mu.Lock()
+	defer s.memo.mu.Unlock()
+	if err != nil {
+		s.memo.forgetAll()
+		return err
+	}
+	after(&s.memo)
+	return nil
+}
+
+// unreadCountsTx counts the unread messages per channel in tx.
+func unreadCountsTx(ctx context.Context, tx *sql.Tx) (map[string]int, error) {
+	rows, err := tx.QueryContext(ctx, unreadCountsSQL)
+	if err != nil {
+		return nil, err
+	}
+	return scanCounts(rows)
+}
