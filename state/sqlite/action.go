@@ -25,7 +25,10 @@ func (s *Store) AppendAction(ctx context.Context, rec state.ActionRecord) (int64
 	if rec.ChannelID == "" {
 		return 0, errors.New("append action: empty channel id")
 	}
-	id, err := s.insert(ctx, appendActionSQL, actionArgs(rec)...)
+	var id int64
+	err := s.writeStmtApply(ctx, appendActionSQL, func(ctx context.Context, st *sql.Stmt) error {
+		return st.QueryRowContext(ctx, actionArgs(rec)...).Scan(&id)
+	}, func(m *memo) { m.setActions(rec.ChannelID, m.actions[rec.ChannelID]+1) })
 	if err != nil {
 		return 0, fmt.Errorf("append action to %q: %w", rec.ChannelID, err)
 	}
@@ -35,6 +38,9 @@ func (s *Store) AppendAction(ctx context.Context, rec state.ActionRecord) (int64
 // Actions returns the newest limit action records of a channel, oldest
 // first (limit <= 0 means all).
 func (s *Store) Actions(ctx context.Context, channelID string, limit int) ([]state.ActionRecord, error) {
+	if n, ok := s.memo.actionCount(channelID); ok && n == 0 {
+		return nil, nil // a new chat's first tick reads nothing
+	}
 	out, err := collect(scanAction)(s.queryShort(ctx, `
 SELECT id, channel_id, wake, action, name, reasoning, ok, result, time FROM actions
 WHERE channel_id = ? ORDER BY id DESC LIMIT +?`, channelID, limitArg(limit)))
@@ -61,7 +67,11 @@ func scanAction(sc scanner) (state.ActionRecord, error) {
 
 // ClearActions forgets a channel's action history.
 func (s *Store) ClearActions(ctx context.Context, channelID string) error {
-	if _, err := s.exec(ctx, `DELETE FROM actions WHERE channel_id = ?`, channelID); err != nil {
+	err := s.writeStmtApply(ctx, `DELETE FROM actions WHERE channel_id = ?`, func(ctx context.Context, st *sql.Stmt) error {
+		_, err := st.ExecContext(ctx, channelID)
+		return err
+	}, func(m *memo) { m.setActions(channelID, 0) })
+	if err != nil {
 		return fmt.Errorf("clear actions of %q: %w", channelID, err)
 	}
 	return nil
@@ -74,36 +84,47 @@ func (s *Store) ClearActions(ctx context.Context, channelID string) error {
 // records rather than a chain cut in half. keep <= 0 clears the history
 // once it is over the bound.
 func (s *Store) TrimActions(ctx context.Context, channelID string, keep, over int) error {
-	// Most calls find nothing to do: decide that on a reader, without
-	// taking the write lock; the count is checked again in the transaction.
-	var n int
-	if err := s.row(ctx, trimCountSQL, channelID).Scan(&n); err != nil {
-		return fmt.Errorf("trim actions of %q: %w", channelID, err)
+	// Most calls find nothing to do: decide that from the memo, or on a
+	// reader without taking the write lock; the count is checked again
+	// in the transaction.
+	n, ok := s.memo.actionCount(channelID)
+	if !ok {
+		if err := s.row(ctx, trimCountSQL, channelID).Scan(&n); err != nil {
+			return fmt.Errorf("trim actions of %q: %w", channelID, err)
+		}
 	}
 	if n <= over || n <= keep {
 		return nil
 	}
-	err := s.batch(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		return s.trimTx(ctx, tx, channelID, keep, over)
-	})
+	var left int
+	err := s.batchApply(ctx, func(ctx context.Context, tx *sql.Tx) (err error) {
+		left, err = s.trimTx(ctx, tx, channelID, keep, over, -1)
+		return err
+	}, func(m *memo) { m.setActions(channelID, left) })
 	if err != nil {
 		return fmt.Errorf("trim actions of %q: %w", channelID, err)
 	}
 	return nil
 }
 
-// trimTx is the trim of TrimActions, in tx.
-func (s *Store) trimTx(ctx context.Context, tx *sql.Tx, channelID string, keep, over int) error {
-	var n int
-	if err := s.txRow(ctx, tx, trimCountSQL, channelID).Scan(&n); err != nil {
-		return err
+// trimTx is the trim of TrimActions, in tx; it returns how many records
+// the channel has left. known, when not negative, is how many it has
+// (the memo's count and what tx appended): under the bound, no count is
+// read.
+func (s *Store) trimTx(ctx context.Context, tx *sql.Tx, channelID string, keep, over, known int) (int, error) {
+	n := known
+	if n < 0 || n > over && n > keep {
+		// Counted in tx: the records are deleted by what it finds.
+		if err := s.txRow(ctx, tx, trimCountSQL, channelID).Scan(&n); err != nil {
+			return 0, err
+		}
 	}
 	if n <= over || n <= keep {
-		return nil
+		return n, nil
 	}
 	if keep <= 0 {
 		_, err := tx.ExecContext(ctx, `DELETE FROM actions WHERE channel_id = ?`, channelID)
-		return err
+		return 0, err
 	}
 	kept, err := collect(func(sc scanner) (state.ActionHead, error) {
 		var a state.ActionHead
@@ -113,9 +134,13 @@ func (s *Store) trimTx(ctx context.Context, tx *sql.Tx, channelID string, keep, 
 	(SELECT id, name FROM actions WHERE channel_id = ? ORDER BY id DESC LIMIT +?)
 ORDER BY id`, channelID, keep))
 	if err != nil {
-		return err
+		return 0, err
 	}
 	cut := state.TrimStart(kept)
-	_, err = tx.ExecContext(ctx, `DELETE FROM actions WHERE channel_id = ? AND id < ?`, channelID, cut)
-	return err
+	res, err := tx.ExecContext(ctx, `DELETE FROM actions WHERE channel_id = ? AND id < ?`, channelID, cut)
+	if err != nil {
+		return 0, err
+	}
+	gone, err := res.RowsAffected()
+	return n - int(gone), err
 }

@@ -124,7 +124,10 @@ func scanChannel(sc scanner) (state.Channel, error) {
 
 // Channel returns one channel, or state.ErrNotFound.
 func (s *Store) Channel(ctx context.Context, id string) (state.Channel, error) {
-	if ch, ok := s.chans.get(id); ok {
+	if ch, found, ok := s.chans.get(id); ok {
+		if !found {
+			return state.Channel{}, fmt.Errorf("get channel %q: %w", id, state.ErrNotFound)
+		}
 		return ch, nil
 	}
 	gen := s.chans.generation()
@@ -150,15 +153,17 @@ func (s *Store) Channels(ctx context.Context) ([]state.Channel, error) {
 	return out, nil
 }
 
-// channelCache keeps the channels read, so that the lookups of every
-// message and tick cost no query (BenchmarkRuntimeTick). Only
-// UpsertChannel changes a channel, and only the process that owns the
-// database writes it (cmd/airi takes a lock for that); a store opened read
-// only, beside a running bot, keeps no cache. An upsert drops the entry
-// before it writes and sets it after to the row it stored, and a read that
-// began before either is not kept. Writes of one channel take their turn
-// (lock), so that what the cache keeps is what the last one stored; those
-// of different channels may share a commit.
+// channelCache keeps every stored channel, read at Open, so that the
+// lookups of every message and tick cost no query, a new chat's first
+// included (BenchmarkRuntimeTick). Only UpsertChannel and IngestIn
+// change a channel, and only the process that owns the database writes
+// it (cmd/airi takes a lock for that); a store opened read only, beside
+// a running bot, keeps no cache. A write marks its channel stale before
+// it writes, so that lookups read the database meanwhile, and sets the
+// row it stored after; a read that began before either is not kept.
+// Writes of one channel take their turn (lock), so that what the cache
+// keeps is what the last one stored; those of different channels may
+// share a commit.
 type channelCache struct {
 	upserts [channelLocks]sync.Mutex
 
@@ -166,6 +171,9 @@ type channelCache struct {
 	on  bool
 	gen uint64
 	m   map[string]state.Channel
+	// stale are the channels whose write is running or failed: they
+	// are read from the database.
+	stale map[string]bool
 }
 
 // channelLocks is the number of locks the channels' writes are spread
@@ -184,14 +192,31 @@ func (c *channelCache) lock(id string) (unlock func()) {
 	return mu.Unlock
 }
 
-func (c *channelCache) get(id string) (state.Channel, bool) {
+// load keeps every stored channel, read at Open, and turns the cache on.
+func (c *channelCache) load(all []state.Channel) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	ch, ok := c.m[id]
-	if ok {
+	c.m = make(map[string]state.Channel, len(all))
+	for _, ch := range all {
+		c.m[ch.ID] = ch
+	}
+	c.stale = map[string]bool{}
+	c.on = true
+}
+
+// get returns channel id and whether it is stored; ok is false when the
+// database must be asked.
+func (c *channelCache) get(id string) (ch state.Channel, found, ok bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.on || c.stale[id] {
+		return ch, false, false
+	}
+	ch, found = c.m[id]
+	if found {
 		ch.Members = slices.Clone(ch.Members)
 	}
-	return ch, ok
+	return ch, found, true
 }
 
 func (c *channelCache) generation() uint64 {
@@ -207,25 +232,25 @@ func (c *channelCache) put(gen uint64, ch state.Channel) {
 	if !c.on || gen != c.gen {
 		return
 	}
-	if c.m == nil {
-		c.m = map[string]state.Channel{}
-	}
 	ch.Members = slices.Clone(ch.Members)
 	c.m[ch.ID] = ch
+	delete(c.stale, ch.ID)
 }
 
-// set keeps ch as channel id, or drops id when ch is nil, and makes the
-// reads that began before it not kept.
+// set keeps ch as channel id, or marks id stale when ch is nil, and
+// makes the reads that began before it not kept.
 func (c *channelCache) set(id string, ch *state.Channel) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.gen++
-	if ch == nil || !c.on {
-		delete(c.m, id)
+	if !c.on {
 		return
 	}
-	if c.m == nil {
-		c.m = map[string]state.Channel{}
+	if ch == nil {
+		delete(c.m, id)
+		c.stale[id] = true
+		return
 	}
 	c.m[id] = *ch
+	delete(c.stale, id)
 }

@@ -30,6 +30,7 @@ type memo struct {
 	on bool
 
 	unread   map[string]int // unread messages per channel, the channels with none left out
+	actions  map[string]int // action records per channel, the channels with none left out
 	controls map[string]state.ChannelControl
 
 	views map[string]*view
@@ -60,12 +61,13 @@ type view struct {
 // viewFill is a view being read from the database.
 type viewFill struct{ spoiled bool }
 
-// load installs what Open read: the unread counts and the controls.
-func (m *memo) load(unread map[string]int, controls map[string]state.ChannelControl) {
+// load installs what Open read: the unread and action counts and the
+// controls.
+func (m *memo) load(unread, actions map[string]int, controls map[string]state.ChannelControl) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.on = true
-	m.unread, m.controls = unread, controls
+	m.unread, m.actions, m.controls = unread, actions, controls
 	m.views, m.fills = map[string]*view{}, map[string]*viewFill{}
 }
 
@@ -221,6 +223,27 @@ func (m *memo) control(id string) (state.ChannelControl, bool) {
 		c = state.ChannelControl{ChannelID: id}
 	}
 	return c, m.on
+}
+
+// actionCount returns how many action records channel id has; ok is
+// false when the memo is off.
+func (m *memo) actionCount(id string) (n int, ok bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.actions[id], m.on
+}
+
+// setActions applies a change of channel id's action records: n are left.
+// mu is held.
+func (m *memo) setActions(id string, n int) {
+	if !m.on {
+		return
+	}
+	if n > 0 {
+		m.actions[id] = n
+	} else {
+		delete(m.actions, id)
+	}
 }
 
 // setControl applies a control this store stored. mu is held.
@@ -379,7 +402,15 @@ func (s *Store) loadMemo(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	s.memo.load(unread, controls)
+	rows, err := s.query(ctx, `SELECT channel_id, count(*) FROM actions GROUP BY channel_id`)
+	if err != nil {
+		return fmt.Errorf("count actions: %w", err)
+	}
+	actions, err := scanCounts(rows)
+	if err != nil {
+		return fmt.Errorf("count actions: %w", err)
+	}
+	s.memo.load(unread, actions, controls)
 	return nil
 }
 

@@ -2,6 +2,7 @@ package sqlite_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
@@ -54,6 +55,15 @@ func memoReads(t *testing.T, s *sqlite.Store, channels []string) map[string]any 
 		}
 		c, err := s.ChannelControl(ctx, ch)
 		add("control", c, err)
+		for _, limit := range []int{0, 2} {
+			acts, err := s.Actions(ctx, ch, limit)
+			add(fmt.Sprint("actions ", limit), acts, err)
+		}
+		stored, err := s.Channel(ctx, ch)
+		if err != nil && !errors.Is(err, state.ErrNotFound) {
+			t.Fatal(err)
+		}
+		out[ch+" channel"], out[ch+" channel stored"] = stored, err == nil
 	}
 	return out
 }
@@ -79,7 +89,7 @@ func TestMemoMatchesDatabase(t *testing.T) {
 	at := time.Unix(1_700_000_000, 0)
 	next := func() time.Time { seq++; return at.Add(time.Duration(seq) * time.Second) }
 	var ops []string
-	for step := range 600 {
+	for step := range 1500 {
 		ch := channels[rng.IntN(len(channels))]
 		var op string
 		switch k := rng.IntN(100); {
@@ -160,11 +170,33 @@ func TestMemoMatchesDatabase(t *testing.T) {
 			if _, err := s.PruneMessages(ctx, at.Add(time.Duration(seq-20)*time.Second)); err != nil {
 				t.Fatal(err)
 			}
+		case k < 97:
+			op = "tick"
+			act := &state.ActionRecord{ChannelID: ch, Wake: int64(step), Name: []string{"send_message", "continue", "read_unread"}[rng.IntN(3)], OK: true, Time: next()}
+			if rng.IntN(4) == 0 {
+				act = nil
+			}
+			if _, _, err := s.RecordTick(ctx, act, 3, 5, state.Tick{ChannelID: ch, Wake: int64(step), Now: next()}); err != nil {
+				t.Fatal(err)
+			}
+		case k < 98:
+			op = "append and trim"
+			if _, err := s.AppendAction(ctx, state.ActionRecord{ChannelID: ch, Name: "sleep", Time: next()}); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.TrimActions(ctx, ch, 2, 4); err != nil {
+				t.Fatal(err)
+			}
+		case k < 99:
+			op = "clear actions"
+			if err := s.ClearActions(ctx, ch); err != nil {
+				t.Fatal(err)
+			}
 		default:
 			op = "reads"
 		}
 		ops = append(ops, op+" "+ch)
-		got, want := memoReads(t, s, channels), memoReads(t, ro, channels)
+		got, want := memoReads(t, s, append(channels, "never")), memoReads(t, ro, append(channels, "never"))
 		if !reflect.DeepEqual(got, want) {
 			for k, w := range want {
 				if g := got[k]; !reflect.DeepEqual(g, w) {
@@ -217,6 +249,12 @@ func TestMemoSavesReads(t *testing.T) {
 	}
 	if counts, err := s.UnreadCounts(ctx); err != nil || counts["c"] != 1 {
 		t.Fatalf("counts = %v, %v", counts, err)
+	}
+	if got, err := s.Channel(ctx, "c"); err != nil || got.ID != "c" {
+		t.Fatalf("channel c = %+v, %v", got, err)
+	}
+	if _, err := s.Channel(ctx, "new chat"); !errors.Is(err, state.ErrNotFound) {
+		t.Fatalf("an unknown channel: %v, want ErrNotFound", err)
 	}
 	if d := s.Work().Statements - before.Statements; d != 0 {
 		t.Errorf("the reads of a channel kept in memory ran %d statements, want 0", d)

@@ -249,6 +249,9 @@ ORDER BY c.id`, userID, userID)
 		if m.on {
 			m.unread = unread
 		}
+		for _, ch := range out.Channels {
+			m.setActions(ch, 0)
+		}
 		m.forgetAll()
 	})
 	if err != nil {

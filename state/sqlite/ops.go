@@ -168,6 +168,7 @@ func (s *Store) ResetChannel(ctx context.Context, channelID string) (int64, erro
 		return err
 	}, func(m *memo) {
 		delete(m.unread, channelID)
+		m.setActions(channelID, 0)
 		m.forget(channelID)
 	})
 	if err != nil {
@@ -203,6 +204,7 @@ func (s *Store) ForgetChannel(ctx context.Context, channelID string) (state.Chan
 		return nil
 	}, func(m *memo) {
 		delete(m.unread, channelID)
+		m.setActions(channelID, 0)
 		m.forget(channelID)
 	})
 	if err != nil {

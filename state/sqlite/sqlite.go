@@ -168,8 +168,12 @@ func Open(ctx context.Context, path string, logger *zap.Logger) (_ *Store, err e
 	if err := s.loadMemo(ctx); err != nil {
 		return nil, fmt.Errorf("open sqlite store %q: %w", path, err)
 	}
+	chans, err := s.Channels(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("open sqlite store %q: %w", path, err)
+	}
+	s.chans.load(chans)
 	s.batcher.on = true
-	s.chans.on = true
 	return s, nil
 }
 

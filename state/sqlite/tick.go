@@ -76,17 +76,29 @@ func (s *Store) RecordTick(ctx context.Context, act *state.ActionRecord, keep, o
 	if err != nil {
 		return 0, 0, err
 	}
-	err = s.batch(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	left := 0
+	err = s.batchApply(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		actionID, tickID = 0, 0
 		if act != nil {
 			if err := s.txRow(ctx, tx, appendActionSQL, actionArgs(*act)...).Scan(&actionID); err != nil {
 				return fmt.Errorf("append action: %w", err)
 			}
-			if err := s.trimTx(ctx, tx, act.ChannelID, keep, over); err != nil {
+			// The channel's records as the memo counts them, and this
+			// one: the loop of a channel records one tick at a time.
+			known := -1
+			if n, ok := s.memo.actionCount(act.ChannelID); ok {
+				known = n + 1
+			}
+			var err error
+			if left, err = s.trimTx(ctx, tx, act.ChannelID, keep, over, known); err != nil {
 				return fmt.Errorf("trim actions: %w", err)
 			}
 		}
 		return s.txRow(ctx, tx, addTickSQL, args...).Scan(&tickID)
+	}, func(m *memo) {
+		if act != nil {
+			m.setActions(act.ChannelID, left)
+		}
 	})
 	if err != nil {
 		return 0, 0, fmt.Errorf("record tick for %q: %w", t.ChannelID, err)
