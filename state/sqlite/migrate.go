@@ -205,6 +205,18 @@ CREATE TABLE counters (
 CREATE INDEX ticks_now ON ticks (now);
 CREATE INDEX messages_time ON messages (time) WHERE read = 1;
 `,
+	// 11: the system messages of tick requests stored once, as bases: a
+	// tick's request keeps what its system message adds past the part it
+	// shares with its base (base_len bytes). Most of a system message is
+	// the same on every tick.
+	`
+CREATE TABLE prompt_bases (
+	id   INTEGER PRIMARY KEY,
+	text TEXT NOT NULL
+);
+ALTER TABLE ticks ADD COLUMN base INTEGER;
+ALTER TABLE ticks ADD COLUMN base_len INTEGER NOT NULL DEFAULT 0;
+`,
 }
 
 // SchemaVersion is the schema version this build creates and understands.

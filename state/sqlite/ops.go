@@ -215,7 +215,11 @@ func (s *Store) ForgetChannel(ctx context.Context, channelID string) (state.Chan
 
 // PruneTicks deletes tick records older than before, in batches.
 func (s *Store) PruneTicks(ctx context.Context, before time.Time) (int64, error) {
-	return s.prune(ctx, "ticks", `DELETE FROM ticks WHERE id IN (SELECT id FROM ticks WHERE now < ? LIMIT +?)`, before)
+	n, err := s.prune(ctx, "ticks", `DELETE FROM ticks WHERE id IN (SELECT id FROM ticks WHERE now < ? LIMIT +?)`, before)
+	if err != nil {
+		return n, err
+	}
+	return n, s.pruneBases(ctx)
 }
 
 // PruneMessages deletes read messages older than before, and outbox

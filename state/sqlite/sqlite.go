@@ -56,6 +56,7 @@ type Store struct {
 	batcher batcher      // group commit (commit.go)
 	chans   channelCache // channels read (channel.go)
 	memo    memo         // what ticks read (memo.go)
+	bases   bases        // the system messages of tick requests (base.go)
 	// wmu orders the commits that change what the memo keeps with their
 	// application to it: a batch of writes, or an operation's transaction.
 	wmu sync.Mutex

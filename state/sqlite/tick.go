@@ -12,11 +12,17 @@ import (
 
 // AddTick stores a tick record and returns its id.
 func (s *Store) AddTick(ctx context.Context, t state.Tick) (int64, error) {
-	args, err := tickArgs(t)
+	args, tr, err := s.tickArgs(t)
 	if err != nil {
 		return 0, err
 	}
-	id, err := s.insert(ctx, addTickSQL, args...)
+	var id int64
+	err = s.batchApply(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		if err := s.tickBase(ctx, tx, tr, args); err != nil {
+			return err
+		}
+		return s.txRow(ctx, tx, addTickSQL, args...).Scan(&id)
+	}, func(*memo) { s.keepBase(tr) })
 	if err != nil {
 		return 0, fmt.Errorf("add tick for %q: %w", t.ChannelID, err)
 	}
@@ -26,27 +32,27 @@ func (s *Store) AddTick(ctx context.Context, t state.Tick) (int64, error) {
 const addTickSQL = `
 INSERT INTO ticks (channel_id, wake, trigger, now, request, raw, reasoning,
 	prompt_tokens, completion_tokens, cached_tokens, latency_ms,
-	action, parse_error, model_error, notes, result, ok, effects, sections)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`
+	action, parse_error, model_error, notes, result, ok, effects, sections, base, base_len)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`
 
-// tickArgs are the arguments of addTickSQL for t.
-func tickArgs(t state.Tick) ([]any, error) {
+// tickBaseArg is the index of the base among the arguments of addTickSQL.
+const tickBaseArg = 19
+
+// tickArgs are the arguments of addTickSQL for t, and how its request is
+// stored.
+func (s *Store) tickArgs(t state.Tick) ([]any, *tickRequest, error) {
 	if t.ChannelID == "" {
-		return nil, errors.New("add tick: empty channel id")
+		return nil, nil, errors.New("add tick: empty channel id")
 	}
-	req := t.Request
-	if req == nil {
-		req = []state.ChatMessage{}
-	}
-	reqJSON, err := json.Marshal(req)
+	tr, err := s.storedRequest(t.Request)
 	if err != nil {
-		return nil, fmt.Errorf("add tick for %q: %w", t.ChannelID, err)
+		return nil, nil, fmt.Errorf("add tick for %q: %w", t.ChannelID, err)
 	}
 	var notes any
 	if t.Notes != nil {
 		b, err := json.Marshal(t.Notes)
 		if err != nil {
-			return nil, fmt.Errorf("add tick for %q: %w", t.ChannelID, err)
+			return nil, nil, fmt.Errorf("add tick for %q: %w", t.ChannelID, err)
 		}
 		notes = string(b)
 	}
@@ -54,13 +60,38 @@ func tickArgs(t state.Tick) ([]any, error) {
 	if len(t.Sections) > 0 {
 		b, err := json.Marshal(t.Sections)
 		if err != nil {
-			return nil, fmt.Errorf("add tick for %q: %w", t.ChannelID, err)
+			return nil, nil, fmt.Errorf("add tick for %q: %w", t.ChannelID, err)
 		}
 		sections = string(b)
 	}
-	return []any{t.ChannelID, t.Wake, t.Trigger, encTime(t.Now), string(reqJSON), t.Raw, t.Reasoning,
+	var base any // NULL: no base
+	if tr.base != 0 {
+		base = tr.base
+	}
+	return []any{t.ChannelID, t.Wake, t.Trigger, encTime(t.Now), tr.json, t.Raw, t.Reasoning,
 		t.Usage.PromptTokens, t.Usage.CompletionTokens, t.Usage.CachedTokens, t.LatencyMS,
-		encRaw(t.Action), t.ParseError, t.ModelError, notes, t.Result, boolInt(t.OK), encRaw(t.Effects), sections}, nil
+		encRaw(t.Action), t.ParseError, t.ModelError, notes, t.Result, boolInt(t.OK), encRaw(t.Effects), sections,
+		base, tr.baseLen}, &tr, nil
+}
+
+// tickBase stores the new base of a tick's request, if it has one, in tx,
+// and puts its id among args.
+func (s *Store) tickBase(ctx context.Context, tx *sql.Tx, tr *tickRequest, args []any) error {
+	if tr.newBase == "" {
+		return nil
+	}
+	if err := s.storeBase(ctx, tx, tr); err != nil {
+		return fmt.Errorf("store prompt base: %w", err)
+	}
+	args[tickBaseArg] = tr.base
+	return nil
+}
+
+// keepBase keeps in memory the base a committed tick stored.
+func (s *Store) keepBase(tr *tickRequest) {
+	if tr.newBase != "" && tr.base != 0 {
+		s.bases.add(promptBase{id: tr.base, text: tr.newBase})
+	}
 }
 
 // RecordTick stores what a tick did in one transaction: its action record
@@ -72,7 +103,7 @@ func (s *Store) RecordTick(ctx context.Context, act *state.ActionRecord, keep, o
 	if act != nil && act.ChannelID == "" {
 		return 0, 0, errors.New("record tick: action record with an empty channel id")
 	}
-	args, err := tickArgs(t)
+	args, tr, err := s.tickArgs(t)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -94,11 +125,15 @@ func (s *Store) RecordTick(ctx context.Context, act *state.ActionRecord, keep, o
 				return fmt.Errorf("trim actions: %w", err)
 			}
 		}
+		if err := s.tickBase(ctx, tx, tr, args); err != nil {
+			return err
+		}
 		return s.txRow(ctx, tx, addTickSQL, args...).Scan(&tickID)
 	}, func(m *memo) {
 		if act != nil {
 			m.setActions(act.ChannelID, left)
 		}
+		s.keepBase(tr)
 	})
 	if err != nil {
 		return 0, 0, fmt.Errorf("record tick for %q: %w", t.ChannelID, err)
@@ -110,22 +145,39 @@ func (s *Store) RecordTick(ctx context.Context, act *state.ActionRecord, keep, o
 // is set, with Now at or after f.Since when it is set, the one with f.ID,
 // the newest f.Last.
 func (s *Store) Ticks(ctx context.Context, f state.TickFilter) ([]state.Tick, error) {
-	out, err := collect(scanTick)(s.query(ctx, `
+	rows, err := collect(scanTick)(s.query(ctx, `
 SELECT * FROM (SELECT id, channel_id, wake, trigger, now, request, raw, reasoning,
 	prompt_tokens, completion_tokens, cached_tokens, latency_ms,
-	action, parse_error, model_error, notes, result, ok, effects, sections
+	action, parse_error, model_error, notes, result, ok, effects, sections, base, base_len
 FROM ticks WHERE (?1 = '' OR channel_id = ?1) AND (?2 = 0 OR now >= ?2) AND (?3 = 0 OR id = ?3)
 ORDER BY id DESC LIMIT +?4) ORDER BY id`,
 		f.ChannelID, encTime(f.Since), f.ID, limitArg(f.Last)))
 	if err != nil {
 		return nil, fmt.Errorf("list ticks: %w", err)
 	}
+	out := make([]state.Tick, len(rows))
+	for i, r := range rows {
+		out[i] = r.tick
+		if r.base.Valid {
+			if err := s.withBase(ctx, &out[i], r.base.Int64, r.baseLen); err != nil {
+				return nil, fmt.Errorf("list ticks: %w", err)
+			}
+		}
+	}
 	return out, nil
 }
 
-func scanTick(rows scanner) (state.Tick, error) {
+// tickRow is a tick as read, with the base of its request.
+type tickRow struct {
+	tick    state.Tick
+	base    sql.NullInt64
+	baseLen int
+}
+
+func scanTick(rows scanner) (tickRow, error) {
 	var (
-		t                      state.Tick
+		r                      tickRow
+		t                      = &r.tick
 		now                    int64
 		req                    string
 		action, notes, effects sql.NullString
@@ -133,28 +185,28 @@ func scanTick(rows scanner) (state.Tick, error) {
 	)
 	err := rows.Scan(&t.ID, &t.ChannelID, &t.Wake, &t.Trigger, &now, &req, &t.Raw, &t.Reasoning,
 		&t.Usage.PromptTokens, &t.Usage.CompletionTokens, &t.Usage.CachedTokens, &t.LatencyMS,
-		&action, &t.ParseError, &t.ModelError, &notes, &t.Result, &t.OK, &effects, &sections)
+		&action, &t.ParseError, &t.ModelError, &notes, &t.Result, &t.OK, &effects, &sections, &r.base, &r.baseLen)
 	if err != nil {
-		return t, err
+		return r, err
 	}
 	t.Now = decTime(now)
 	t.Action = decRaw(action)
 	t.Effects = decRaw(effects)
 	if err := json.Unmarshal([]byte(req), &t.Request); err != nil {
-		return t, fmt.Errorf("decode request of tick %d: %w", t.ID, err)
+		return r, fmt.Errorf("decode request of tick %d: %w", t.ID, err)
 	}
 	if len(t.Request) == 0 {
 		t.Request = nil
 	}
 	if notes.Valid {
 		if err := json.Unmarshal([]byte(notes.String), &t.Notes); err != nil {
-			return t, fmt.Errorf("decode notes of tick %d: %w", t.ID, err)
+			return r, fmt.Errorf("decode notes of tick %d: %w", t.ID, err)
 		}
 	}
 	if sections.Valid {
 		if err := json.Unmarshal([]byte(sections.String), &t.Sections); err != nil {
-			return t, fmt.Errorf("decode sections of tick %d: %w", t.ID, err)
+			return r, fmt.Errorf("decode sections of tick %d: %w", t.ID, err)
 		}
 	}
-	return t, nil
+	return r, nil
 }
