@@ -38,6 +38,7 @@ func (s *Store) AppendAction(ctx context.Context, rec state.ActionRecord) (int64
 // Actions returns the newest limit action records of a channel, oldest
 // first (limit <= 0 means all).
 func (s *Store) Actions(ctx context.Context, channelID string, limit int) ([]state.ActionRecord, error) {
+	s.fresh(ctx)
 	if n, ok := s.memo.actionCount(channelID); ok && n == 0 {
 		return nil, nil // a new chat's first tick reads nothing
 	}
@@ -87,6 +88,7 @@ func (s *Store) TrimActions(ctx context.Context, channelID string, keep, over in
 	// Most calls find nothing to do: decide that from the memo, or on a
 	// reader without taking the write lock; the count is checked again
 	// in the transaction.
+	s.fresh(ctx)
 	n, ok := s.memo.actionCount(channelID)
 	if !ok {
 		if err := s.row(ctx, trimCountSQL, channelID).Scan(&n); err != nil {

@@ -160,7 +160,8 @@ func (s *Store) commit(batch []*writeReq) {
 		live[0].done <- s.commitOne(live[0])
 		return
 	}
-	if err := s.commitMany(live); err != nil {
+	load, err := s.commitMany(live)
+	if err != nil {
 		s.logger.Debug("a batch of writes was rolled back; running each alone", zap.Int("writes", len(live)), zap.Error(err))
 		for _, r := range live {
 			r.done <- s.commitOne(r)
@@ -168,7 +169,11 @@ func (s *Store) commit(batch []*writeReq) {
 		return
 	}
 	s.health.observe(nil)
-	s.applied(live...)
+	if load != nil {
+		s.reloaded(load)
+	} else {
+		s.applied(live...)
+	}
 	for _, r := range live {
 		r.done <- nil
 	}
@@ -188,32 +193,55 @@ func (s *Store) applied(rs ...*writeReq) {
 // commitOne runs one write in a transaction of its own.
 func (s *Store) commitOne(r *writeReq) error {
 	ctx := context.WithoutCancel(r.ctx)
-	var err error
-	if r.alone != nil {
+	var (
+		err  error
+		load *memoLoad
+	)
+	if r.alone != nil && !s.memoStale() {
 		err = r.alone(ctx)
 		s.health.observe(err)
 	} else {
-		err = s.write(ctx, func(tx *sql.Tx) error { return r.fn(ctx, tx) })
+		err = s.write(ctx, func(tx *sql.Tx) error {
+			if err := r.fn(ctx, tx); err != nil {
+				return err
+			}
+			var err error
+			load, err = s.foreign(ctx, tx)
+			return err
+		})
 	}
 	if err == nil {
-		s.applied(r)
+		if load != nil {
+			s.reloaded(load)
+		} else {
+			s.applied(r)
+		}
 	}
 	return err
 }
 
 // commitMany runs writes in one transaction and commits it; on the first
 // error it rolls everything back.
-func (s *Store) commitMany(live []*writeReq) (err error) {
+//
+// The memo learns in the same transaction whether another process wrote
+// the database since the last commit (see foreign); load is what it must
+// then be loaded with instead of applying the writes.
+func (s *Store) commitMany(live []*writeReq) (load *memoLoad, err error) {
 	s.stats.writes.Add(1)
-	tx, err := s.writer.BeginTx(context.Background(), nil)
+	ctx := context.Background()
+	tx, err := s.writer.BeginTx(ctx, nil)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	for _, r := range live {
 		if err := r.fn(context.WithoutCancel(r.ctx), tx); err != nil {
 			_ = tx.Rollback()
-			return err
+			return nil, err
 		}
 	}
-	return tx.Commit()
+	if load, err = s.foreign(ctx, tx); err != nil {
+		_ = tx.Rollback()
+		return nil, err
+	}
+	return load, tx.Commit()
 }

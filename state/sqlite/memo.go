@@ -7,6 +7,7 @@ import (
 	"maps"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/airi-go/airi/state"
 )
@@ -35,6 +36,13 @@ type memo struct {
 
 	views map[string]*view
 	fills map[string]*viewFill
+
+	// dataVersion is the writer's PRAGMA data_version at the last check
+	// for other writers, checked its time; owed is set when a check found
+	// a change that no load followed yet (see foreign).
+	dataVersion int64
+	checked     time.Time
+	owed        bool
 }
 
 // maxViews bounds the channels whose messages the memo keeps, and
@@ -339,6 +347,7 @@ SELECT * FROM (SELECT ` + messageCols + `, coalesce((SELECT n FROM history_count
 // the database itself: the memo is off, the channel is not one a view is
 // kept of, or answer could not answer.
 func (s *Store) inView(ctx context.Context, id string, hist int, answer func(v *view) bool) (ok bool, err error) {
+	s.fresh(ctx)
 	answered := false
 	if s.memo.withView(id, func(v *view) { answered = answer(v) }) {
 		return answered, nil
@@ -410,7 +419,14 @@ func (s *Store) loadMemo(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("count actions: %w", err)
 	}
+	var v int64
+	if err := s.writer.QueryRowContext(ctx, `PRAGMA data_version`).Scan(&v); err != nil {
+		return fmt.Errorf("check for other writers: %w", err)
+	}
 	s.memo.load(unread, actions, controls)
+	s.memo.mu.Lock()
+	s.memo.dataVersion, s.memo.checked = v, time.Now()
+	s.memo.mu.Unlock()
 	return nil
 }
 
@@ -439,4 +455,113 @@ func unreadCountsTx(ctx context.Context, tx *sql.Tx) (map[string]int, error) {
 		return nil, err
 	}
 	return scanCounts(rows)
+}
+
+// Other writers. `airi channel pause|resume|reset` and `airi forget`
+// write a SQLite database beside the running bot, without its lock. The
+// writer connection's PRAGMA data_version changes only when another
+// connection commits, and the store's other connections never write, so
+// a change means another process wrote. Every commit of the store reads
+// it in its transaction; when it changed, the memo is loaded again from
+// that transaction instead of applying the writes. A read the memo would
+// answer when no commit checked for the last maxUnchecked first runs an
+// empty commit that checks: another process's write is seen within that
+// time during traffic, and at once when the store is idle.
+const maxUnchecked = 5 * time.Millisecond
+
+// memoLoad is what the memo is loaded with.
+type memoLoad struct {
+	unread, actions map[string]int
+	controls        map[string]state.ChannelControl
+}
+
+// foreign reads, in tx, whether another process wrote since the last
+// check, and if so (or if a load is still owed) what to load the memo
+// with. mu of the memo is not held.
+func (s *Store) foreign(ctx context.Context, tx *sql.Tx) (*memoLoad, error) {
+	var v int64
+	if err := tx.QueryRowContext(ctx, `PRAGMA data_version`).Scan(&v); err != nil {
+		return nil, fmt.Errorf("check for other writers: %w", err)
+	}
+	m := &s.memo
+	m.mu.Lock()
+	changed := v != m.dataVersion || m.owed
+	m.dataVersion, m.checked = v, time.Now()
+	if changed {
+		// Until the load, reads ask the database.
+		m.owed, m.on = true, false
+		m.forgetAll()
+	}
+	m.mu.Unlock()
+	if !changed {
+		return nil, nil
+	}
+	load, err := readMemoLoad(ctx, tx)
+	if err != nil {
+		return nil, fmt.Errorf("reload after another process wrote: %w", err)
+	}
+	return load, nil
+}
+
+// readMemoLoad reads the counts and controls the memo keeps.
+func readMemoLoad(ctx context.Context, q interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}) (*memoLoad, error) {
+	var (
+		l   memoLoad
+		err error
+	)
+	rows, err := q.QueryContext(ctx, unreadCountsSQL)
+	if err == nil {
+		l.unread, err = scanCounts(rows)
+	}
+	if err == nil {
+		rows, err = q.QueryContext(ctx, `SELECT channel_id, count(*) FROM actions GROUP BY channel_id`)
+	}
+	if err == nil {
+		l.actions, err = scanCounts(rows)
+	}
+	if err == nil {
+		var list []state.ChannelControl
+		list, err = collect(scanControl)(q.QueryContext(ctx, `SELECT channel_id, paused, paused_until, mode FROM channel_controls`))
+		l.controls = make(map[string]state.ChannelControl, len(list))
+		for _, c := range list {
+			l.controls[c.ChannelID] = c
+		}
+	}
+	return &l, err
+}
+
+// reloaded loads the memo with l, read in a committed transaction, and
+// drops its views.
+func (s *Store) reloaded(l *memoLoad) {
+	m := &s.memo
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.unread, m.actions, m.controls = l.unread, l.actions, l.controls
+	m.owed = false
+	m.forgetAll()
+	m.on = true
+}
+
+// memoStale reports whether a load of the memo is owed: a check found
+// another process's write in a transaction that then failed.
+func (s *Store) memoStale() bool {
+	s.memo.mu.Lock()
+	defer s.memo.mu.Unlock()
+	return s.memo.owed
+}
+
+// fresh makes sure a commit checked for other writers within the last
+// maxUnchecked before the memo answers a read.
+func (s *Store) fresh(ctx context.Context) {
+	s.memo.mu.Lock()
+	ok := !s.memo.on || time.Since(s.memo.checked) < maxUnchecked
+	s.memo.mu.Unlock()
+	if ok {
+		return
+	}
+	// An empty write: its commit checks (see foreign). A failure leaves
+	// the memo as it is; the next read tries again.
+	_ = s.batch(ctx, func(context.Context, *sql.Tx) error { return nil })
 }

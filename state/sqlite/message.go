@@ -141,6 +141,7 @@ WHERE channel_id = ? AND read = 0 ORDER BY id LIMIT +?`, channelID, limitArg(lim
 // with an id greater than after; it reads the index only.
 func (s *Store) CountUnreadAfter(ctx context.Context, channelID string, after int64) (int, error) {
 	if after <= 0 {
+		s.fresh(ctx)
 		if n, ok := s.memo.unreadCount(channelID); ok {
 			return n, nil
 		}
@@ -167,6 +168,7 @@ WHERE channel_id = ? AND read = 0 AND id > ?`, channelID, after).Scan(&n)
 
 // UnreadCounts returns the number of unread messages per channel id.
 func (s *Store) UnreadCounts(ctx context.Context) (map[string]int, error) {
+	s.fresh(ctx)
 	if out, ok := s.memo.unreadCounts(); ok {
 		return out, nil
 	}

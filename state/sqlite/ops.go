@@ -44,6 +44,7 @@ func scanControl(sc scanner) (state.ChannelControl, error) {
 // ChannelControl returns one channel's control; a channel without one
 // gets the zero control.
 func (s *Store) ChannelControl(ctx context.Context, channelID string) (state.ChannelControl, error) {
+	s.fresh(ctx)
 	if c, ok := s.memo.control(channelID); ok {
 		return c, nil
 	}
