@@ -54,21 +54,12 @@ func (s *Store) IngestIn(ctx context.Context, ch state.Channel, msg state.Messag
 	unlock := s.chans.lock(ch.ID)
 	defer unlock()
 	s.chans.set(ch.ID, nil)
-	var (
-		stored state.Channel
-		isNew  bool
-	)
-	err = s.batchApply(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		var err error
+	var stored state.Channel
+	msg, isNew, err := s.ingestAfter(ctx, in, func(ctx context.Context, tx *sql.Tx) (err error) {
 		if stored, err = scanChannel(s.txRow(ctx, tx, upsertChannelSQL, args...)); err != nil {
 			return fmt.Errorf("upsert channel: %w", err)
 		}
-		msg, isNew, err = s.ingestTx(ctx, tx, in)
-		return err
-	}, func(m *memo) {
-		if isNew {
-			m.stored(msg)
-		}
+		return nil
 	})
 	if err != nil {
 		return state.Message{}, false, fmt.Errorf("ingest message %q in %q: %w", in.PlatformID, ch.ID, err)

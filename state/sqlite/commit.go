@@ -197,7 +197,7 @@ func (s *Store) commitOne(r *writeReq) error {
 		err  error
 		load *memoLoad
 	)
-	if r.alone != nil && !s.memoStale() {
+	if r.alone != nil && !s.memoOff() {
 		err = r.alone(ctx)
 		s.health.observe(err)
 	} else {

@@ -14,18 +14,18 @@ import (
 
 // memo keeps in memory what the channel loops read on every tick, so
 // that most of a tick's reads cost no statement: every channel's unread
-// count and operator control (loaded at Open), and for the channels
-// ticked lately a view of their messages (their unread messages, the
-// newest of their history, its size, their last id).
+// count, action-record count and operator control (loaded at Open), and
+// for the channels ticked lately a view of their messages (their unread
+// messages, the newest of their history, its size, their last id).
 //
-// Like channelCache it relies on the store being its database's only
-// writer (cmd/airi holds the database's lock for that; a store opened
-// read only keeps no memo). Every write that changes what the memo
-// holds is applied to it right after its commit, under mu, and commits
-// are applied in the order they were made (Store.wmu). A view is read
-// from the database outside mu: a fill registers before its read, every
-// commit applied meanwhile that touches the channel spoils it, and a
-// spoiled fill is not kept (the read it made is still answered).
+// The store's own writes keep it current: each is applied to it right
+// after its commit, under mu, in the order the commits were made
+// (Store.wmu). Writes of other processes are noticed and the memo is
+// loaded again (see foreign); a store opened read only keeps no memo. A
+// view is read from the database outside mu: a fill registers before its
+// read, every commit applied meanwhile that touches the channel spoils
+// it, and a spoiled fill is not kept (the read it made is still
+// answered).
 type memo struct {
 	mu sync.Mutex
 	on bool
@@ -38,11 +38,10 @@ type memo struct {
 	fills map[string]*viewFill
 
 	// dataVersion is the writer's PRAGMA data_version at the last check
-	// for other writers, checked its time; owed is set when a check found
-	// a change that no load followed yet (see foreign).
+	// for other writers, checked its time (see foreign). A check that
+	// finds a change turns the memo off until it is loaded again.
 	dataVersion int64
 	checked     time.Time
-	owed        bool
 }
 
 // maxViews bounds the channels whose messages the memo keeps, and
@@ -69,16 +68,6 @@ type view struct {
 // viewFill is a view being read from the database.
 type viewFill struct{ spoiled bool }
 
-// load installs what Open read: the unread and action counts and the
-// controls.
-func (m *memo) load(unread, actions map[string]int, controls map[string]state.ChannelControl) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.on = true
-	m.unread, m.actions, m.controls = unread, actions, controls
-	m.views, m.fills = map[string]*view{}, map[string]*viewFill{}
-}
-
 // touch spoils a fill of channel id in progress. mu is held.
 func (m *memo) touch(id string) {
 	if f := m.fills[id]; f != nil {
@@ -90,6 +79,14 @@ func (m *memo) touch(id string) {
 func (m *memo) forget(id string) {
 	m.touch(id)
 	delete(m.views, id)
+}
+
+// cleared applies the end of channel id's unread messages and action
+// records (an operator's reset, a forgotten channel). mu is held.
+func (m *memo) cleared(id string) {
+	delete(m.unread, id)
+	m.setActions(id, 0)
+	m.forget(id)
 }
 
 // forgetAll drops every view and spoils every fill. mu is held.
@@ -402,59 +399,37 @@ func (s *Store) readView(ctx context.Context, id string, hist int) (v *view, who
 }
 
 // loadMemo reads what the memo keeps of every channel and turns it on.
+// The writer's data_version is read first: another process's write
+// after it is found by the first commit's check.
 func (s *Store) loadMemo(ctx context.Context) error {
-	unread, err := s.UnreadCounts(ctx)
-	if err != nil {
-		return err
-	}
-	controls, err := s.ChannelControls(ctx)
-	if err != nil {
-		return err
-	}
-	rows, err := s.query(ctx, `SELECT channel_id, count(*) FROM actions GROUP BY channel_id`)
-	if err != nil {
-		return fmt.Errorf("count actions: %w", err)
-	}
-	actions, err := scanCounts(rows)
-	if err != nil {
-		return fmt.Errorf("count actions: %w", err)
-	}
 	var v int64
 	if err := s.writer.QueryRowContext(ctx, `PRAGMA data_version`).Scan(&v); err != nil {
 		return fmt.Errorf("check for other writers: %w", err)
 	}
-	s.memo.load(unread, actions, controls)
+	l, err := readMemoLoad(ctx, s.reader)
+	if err != nil {
+		return fmt.Errorf("load what ticks read: %w", err)
+	}
 	s.memo.mu.Lock()
+	defer s.memo.mu.Unlock()
 	s.memo.dataVersion, s.memo.checked = v, time.Now()
-	s.memo.mu.Unlock()
+	s.memo.install(l)
 	return nil
 }
 
 // bulk runs an operation's write transaction fn, which may change any
 // channel's messages, and then after with the memo's lock held, before
-// any later commit (wmu). When fn fails nothing was stored, but the memo
-// still drops its views.
+// any later commit (wmu). When fn fails nothing was stored.
 func (s *Store) bulk(ctx context.Context, fn func(tx *sql.Tx) error, after func(m *memo)) error {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
-	err := s.write(ctx, fn)
-	s.memo.mu.Lock()
-	defer s.memo.mu.Unlock()
-	if err != nil {
-		s.memo.forgetAll()
+	if err := s.write(ctx, fn); err != nil {
 		return err
 	}
+	s.memo.mu.Lock()
+	defer s.memo.mu.Unlock()
 	after(&s.memo)
 	return nil
-}
-
-// unreadCountsTx counts the unread messages per channel in tx.
-func unreadCountsTx(ctx context.Context, tx *sql.Tx) (map[string]int, error) {
-	rows, err := tx.QueryContext(ctx, unreadCountsSQL)
-	if err != nil {
-		return nil, err
-	}
-	return scanCounts(rows)
 }
 
 // Other writers. `airi channel pause|resume|reset` and `airi forget`
@@ -476,8 +451,8 @@ type memoLoad struct {
 }
 
 // foreign reads, in tx, whether another process wrote since the last
-// check, and if so (or if a load is still owed) what to load the memo
-// with. mu of the memo is not held.
+// check, and if so (or if the memo is off, waiting for a load) what to
+// load the memo with. mu of the memo is not held.
 func (s *Store) foreign(ctx context.Context, tx *sql.Tx) (*memoLoad, error) {
 	var v int64
 	if err := tx.QueryRowContext(ctx, `PRAGMA data_version`).Scan(&v); err != nil {
@@ -485,11 +460,11 @@ func (s *Store) foreign(ctx context.Context, tx *sql.Tx) (*memoLoad, error) {
 	}
 	m := &s.memo
 	m.mu.Lock()
-	changed := v != m.dataVersion || m.owed
+	changed := v != m.dataVersion || !m.on
 	m.dataVersion, m.checked = v, time.Now()
 	if changed {
 		// Until the load, reads ask the database.
-		m.owed, m.on = true, false
+		m.on = false
 		m.forgetAll()
 	}
 	m.mu.Unlock()
@@ -532,24 +507,30 @@ func readMemoLoad(ctx context.Context, q interface {
 	return &l, err
 }
 
-// reloaded loads the memo with l, read in a committed transaction, and
-// drops its views.
+// reloaded loads the memo with l, read in a committed transaction.
 func (s *Store) reloaded(l *memoLoad) {
-	m := &s.memo
-	m.mu.Lock()
-	defer m.mu.Unlock()
+	s.memo.mu.Lock()
+	defer s.memo.mu.Unlock()
+	s.memo.install(l)
+}
+
+// install loads the memo with l, drops its views and turns it on. mu is
+// held.
+func (m *memo) install(l *memoLoad) {
 	m.unread, m.actions, m.controls = l.unread, l.actions, l.controls
-	m.owed = false
+	if m.views == nil {
+		m.views, m.fills = map[string]*view{}, map[string]*viewFill{}
+	}
 	m.forgetAll()
 	m.on = true
 }
 
-// memoStale reports whether a load of the memo is owed: a check found
+// memoOff reports whether the memo waits for a load: a check found
 // another process's write in a transaction that then failed.
-func (s *Store) memoStale() bool {
+func (s *Store) memoOff() bool {
 	s.memo.mu.Lock()
 	defer s.memo.mu.Unlock()
-	return s.memo.owed
+	return !s.memo.on
 }
 
 // fresh makes sure a commit checked for other writers within the last

@@ -58,22 +58,11 @@ func (s *Store) Ingest(ctx context.Context, msg state.Message) (state.Message, b
 		return state.Message{}, false, fmt.Errorf("ingest message: %w", err)
 	}
 	msg = ingestReady(msg)
-
-	var isNew bool
-	in := msg
-	err := s.batchApply(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		var err error
-		msg, isNew, err = s.ingestTx(ctx, tx, in)
-		return err
-	}, func(m *memo) {
-		if isNew {
-			m.stored(msg)
-		}
-	})
+	stored, isNew, err := s.ingestAfter(ctx, msg, nil)
 	if err != nil {
 		return state.Message{}, false, fmt.Errorf("ingest message %q in %q: %w", msg.PlatformID, msg.ChannelID, err)
 	}
-	return msg, isNew, nil
+	return stored, isNew, nil
 }
 
 // ingestReady is msg as Ingest stores it.
@@ -82,6 +71,27 @@ func ingestReady(msg state.Message) state.Message {
 	msg.Read = msg.Self // the bot's own messages are never unread
 	msg.Time = normTime(msg.Time)
 	return msg
+}
+
+// ingestAfter stores msg, made ready by ingestReady, in a write
+// transaction after before (when not nil) ran in it, and applies it to
+// the memo once committed.
+func (s *Store) ingestAfter(ctx context.Context, msg state.Message, before func(ctx context.Context, tx *sql.Tx) error) (stored state.Message, isNew bool, err error) {
+	err = s.batchApply(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		if before != nil {
+			if err := before(ctx, tx); err != nil {
+				return err
+			}
+		}
+		var err error
+		stored, isNew, err = s.ingestTx(ctx, tx, msg)
+		return err
+	}, func(m *memo) {
+		if isNew {
+			m.stored(stored)
+		}
+	})
+	return stored, isNew, err
 }
 
 // ingestTx stores msg, made ready by ingestReady, in tx.
@@ -255,26 +265,22 @@ func (s *Store) SetDecision(ctx context.Context, ids []int64, decision string) e
 	if len(ids) == 0 {
 		return nil
 	}
-	var (
-		decided map[string][]int64
-		err     error
-	)
-	apply := func(m *memo) { m.decided(decided, decision) }
-	if len(ids) == 1 {
-		// One message per arrival: the common case, without JSON.
-		err = s.writeStmtApply(ctx, `UPDATE messages SET decision = ? WHERE id = ? RETURNING id, channel_id`, func(ctx context.Context, st *sql.Stmt) error {
-			decided, err = idsByChannel(st.QueryContext(ctx, decision, ids[0]))
-			return err
-		}, apply)
-	} else {
-		var arr []byte
-		if arr, err = json.Marshal(ids); err == nil {
-			err = s.writeStmtApply(ctx, `UPDATE messages SET decision = ? WHERE id IN (SELECT value FROM json_each(?)) RETURNING id, channel_id`, func(ctx context.Context, st *sql.Stmt) error {
-				decided, err = idsByChannel(st.QueryContext(ctx, decision, string(arr)))
-				return err
-			}, apply)
+	// One message per arrival is the common case, without JSON.
+	query, arg := `UPDATE messages SET decision = ? WHERE id = ? RETURNING id, channel_id`, any(ids[0])
+	if len(ids) > 1 {
+		// One JSON array parameter keeps any number of ids under
+		// SQLite's variable limit.
+		arr, err := json.Marshal(ids)
+		if err != nil {
+			return fmt.Errorf("record decision %q on %d messages: %w", decision, len(ids), err)
 		}
+		query, arg = `UPDATE messages SET decision = ? WHERE id IN (SELECT value FROM json_each(?)) RETURNING id, channel_id`, string(arr)
 	}
+	var decided map[string][]int64
+	err := s.writeStmtApply(ctx, query, func(ctx context.Context, st *sql.Stmt) (err error) {
+		decided, err = idsByChannel(st.QueryContext(ctx, decision, arg))
+		return err
+	}, func(m *memo) { m.decided(decided, decision) })
 	if err != nil {
 		return fmt.Errorf("record decision %q on %d messages: %w", decision, len(ids), err)
 	}

@@ -195,7 +195,7 @@ func (s *Store) ForgetUser(ctx context.Context, userID string) (state.Forgotten,
 	if strings.TrimSpace(userID) == "" {
 		return out, errors.New("forget user: empty user id")
 	}
-	var unread map[string]int
+	var load *memoLoad
 	err := s.bulk(ctx, func(tx *sql.Tx) error {
 		rows, err := tx.QueryContext(ctx, `
 SELECT c.id FROM channels c
@@ -242,18 +242,10 @@ ORDER BY c.id`, userID, userID)
 				}
 			}
 		}
-		// Unread messages of any channel may have gone.
-		unread, err = unreadCountsTx(ctx, tx)
+		// Messages of any channel may have gone: the memo is read again.
+		load, err = readMemoLoad(ctx, tx)
 		return err
-	}, func(m *memo) {
-		if m.on {
-			m.unread = unread
-		}
-		for _, ch := range out.Channels {
-			m.setActions(ch, 0)
-		}
-		m.forgetAll()
-	})
+	}, func(m *memo) { m.install(load) })
 	if err != nil {
 		return state.Forgotten{}, fmt.Errorf("forget user %q: %w", userID, err)
 	}

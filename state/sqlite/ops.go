@@ -167,11 +167,7 @@ func (s *Store) ResetChannel(ctx context.Context, channelID string) (int64, erro
 		}
 		n, err = res.RowsAffected()
 		return err
-	}, func(m *memo) {
-		delete(m.unread, channelID)
-		m.setActions(channelID, 0)
-		m.forget(channelID)
-	})
+	}, func(m *memo) { m.cleared(channelID) })
 	if err != nil {
 		return 0, fmt.Errorf("reset channel %q: %w", channelID, err)
 	}
@@ -203,11 +199,7 @@ func (s *Store) ForgetChannel(ctx context.Context, channelID string) (state.Chan
 			}
 		}
 		return nil
-	}, func(m *memo) {
-		delete(m.unread, channelID)
-		m.setActions(channelID, 0)
-		m.forget(channelID)
-	})
+	}, func(m *memo) { m.cleared(channelID) })
 	if err != nil {
 		return state.ChannelForgotten{}, fmt.Errorf("forget channel %q: %w", channelID, err)
 	}

@@ -67,11 +67,7 @@ func (s *Store) RecordSent(ctx context.Context, id int64, platformID, errText st
 		return fmt.Errorf("record sent message: %w", err)
 	}
 	msg = ingestReady(msg)
-	var (
-		stored state.Message
-		isNew  bool
-	)
-	err := s.batchApply(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	_, _, err := s.ingestAfter(ctx, msg, func(ctx context.Context, tx *sql.Tx) error {
 		st, err := s.txStmt(ctx, tx, setOutboxSQL)
 		if err != nil {
 			return err
@@ -85,12 +81,7 @@ func (s *Store) RecordSent(ctx context.Context, id int64, platformID, errText st
 		} else if n == 0 {
 			return state.ErrNotFound
 		}
-		stored, isNew, err = s.ingestTx(ctx, tx, msg)
-		return err
-	}, func(m *memo) {
-		if isNew {
-			m.stored(stored)
-		}
+		return nil
 	})
 	if err != nil {
 		return fmt.Errorf("record sent message of outbox entry %d: %w", id, err)
