@@ -8,10 +8,6 @@ import (
 
 	"go.uber.org/zap/zaptest"
 
-	"github.com/airi-go/airi/actions"
-	"github.com/airi-go/airi/planner"
-	"github.com/airi-go/airi/planner/parse"
-	"github.com/airi-go/airi/prompts"
 	"github.com/airi-go/airi/scheduler"
 	"github.com/airi-go/airi/scheduler/attention"
 	"github.com/airi-go/airi/state"
@@ -35,31 +31,15 @@ func (c *decisionCounter) SetDecision(ctx context.Context, ids []int64, decision
 // message is decided after it is stored and recorded then.
 func TestDirectDecisionStoredWithMessage(t *testing.T) {
 	ctx := context.Background()
-	log := zaptest.NewLogger(t)
-	st, err := sqlite.Open(ctx, t.TempDir()+"/airi.db", log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = st.Close() })
-	store := &decisionCounter{Store: st}
-	src, err := prompts.Load("", log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	reg, err := actions.NewBuiltinRegistry(actions.NewHandlers(actions.HandlerDeps{Store: st, Sender: newSender(), BotName: "Bot"}))
-	if err != nil {
-		t.Fatal(err)
-	}
+	var store *decisionCounter
 	set := attention.Defaults()
 	set.AmbientEvery = 1 << 30 // an unaddressed group message wakes nothing
-	s, err := scheduler.New(scheduler.Config{NoContinueDelay: true, NoPeriodic: true, BotName: "Bot",
-		Attention: &attention.Policy{Default: set}}, scheduler.Deps{
-		Store: store, Prompter: planner.NewBuilder(src, reg, planner.BuilderOptions{}), Model: newModel(echo),
-		Parser: parse.New(reg), Dispatcher: reg, Logger: log,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	h := newHarnessWrap(t, scheduler.Config{Attention: &attention.Policy{Default: set}}, newModel(echo), zaptest.NewLogger(t),
+		func(st *sqlite.Store) scheduler.Store {
+			store = &decisionCounter{Store: st}
+			return store
+		})
+	s, st := h.sched, h.store
 
 	tests := []struct {
 		name   string

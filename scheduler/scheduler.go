@@ -575,24 +575,25 @@ type channelIngester interface {
 
 // store records ch when changed and stores msg, in one transaction when
 // the store can.
-func (s *Scheduler) store(ctx context.Context, ch state.Channel, changed bool, msg state.Message) (state.Message, bool, error) {
-	if changed {
-		if ci, ok := s.deps.Store.(channelIngester); ok {
-			stored, isNew, err := ci.IngestIn(ctx, ch, msg)
-			if err != nil {
-				return stored, isNew, fmt.Errorf("deliver: store message and channel: %w", err)
-			}
-			s.titles.set(ch.ID, ch.Title)
-			return stored, isNew, nil
+func (s *Scheduler) store(ctx context.Context, ch state.Channel, changed bool, msg state.Message) (stored state.Message, isNew bool, err error) {
+	ci, together := s.deps.Store.(channelIngester)
+	switch {
+	case changed && together:
+		if stored, isNew, err = ci.IngestIn(ctx, ch, msg); err != nil {
+			return stored, isNew, fmt.Errorf("deliver: store message and channel: %w", err)
 		}
+	case changed:
 		if err := s.deps.Store.UpsertChannel(ctx, ch); err != nil {
 			return state.Message{}, false, fmt.Errorf("deliver: record channel: %w", err)
 		}
-		s.titles.set(ch.ID, ch.Title)
+		fallthrough
+	default:
+		if stored, isNew, err = s.deps.Store.Ingest(ctx, msg); err != nil {
+			return stored, isNew, fmt.Errorf("deliver: store message: %w", err)
+		}
 	}
-	stored, isNew, err := s.deps.Store.Ingest(ctx, msg)
-	if err != nil {
-		return stored, isNew, fmt.Errorf("deliver: store message: %w", err)
+	if changed {
+		s.titles.set(ch.ID, ch.Title)
 	}
 	return stored, isNew, nil
 }

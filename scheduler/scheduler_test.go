@@ -119,6 +119,13 @@ func newHarness(t *testing.T, cfg scheduler.Config, m *model) *harness {
 // newHarnessLog is newHarness with the given logger.
 func newHarnessLog(t *testing.T, cfg scheduler.Config, m *model, log *zap.Logger) *harness {
 	t.Helper()
+	return newHarnessWrap(t, cfg, m, log, nil)
+}
+
+// newHarnessWrap is newHarnessLog whose scheduler uses the store through
+// wrap (when not nil), so that a test can watch what it asks of it.
+func newHarnessWrap(t *testing.T, cfg scheduler.Config, m *model, log *zap.Logger, wrap func(*sqlite.Store) scheduler.Store) *harness {
+	t.Helper()
 	ctx := context.Background()
 	st, err := sqlite.Open(ctx, t.TempDir()+"/airi.db", log)
 	if err != nil {
@@ -141,8 +148,12 @@ func newHarnessLog(t *testing.T, cfg scheduler.Config, m *model, log *zap.Logger
 		cfg.NoPeriodic = true
 	}
 	cfg.BotName = "Bot"
+	var store scheduler.Store = st
+	if wrap != nil {
+		store = wrap(st)
+	}
 	h.sched, err = scheduler.New(cfg, scheduler.Deps{
-		Store: st, Prompter: planner.NewBuilder(src, reg, planner.BuilderOptions{}), Model: m,
+		Store: store, Prompter: planner.NewBuilder(src, reg, planner.BuilderOptions{}), Model: m,
 		Parser: parse.New(reg), Dispatcher: reg, Logger: log,
 		OnTick:   func(tk state.Tick) { h.ticks <- tk },
 		Controls: st,
