@@ -181,6 +181,7 @@ func ctxT(t *testing.T) context.Context {
 func connected(t *testing.T, srv *telegramtest.Server) (*Adapter, context.Context) {
 	t.Helper()
 	a := newAdapter(t, srv, &memCursors{})
+	t.Cleanup(a.ownHTTP.CloseIdleConnections)
 	ctx := ctxT(t)
 	if err := a.Connect(ctx); err != nil {
 		t.Fatal(err)

@@ -318,8 +318,9 @@ func (a *Adapter) Poll(ctx context.Context, inbox adapters.Inbox, offset int) (i
 	return next, err
 }
 
-// maxChatDeliveries bounds the chats whose updates are delivered at once.
-const maxChatDeliveries = 32
+// MaxChatDeliveries bounds the chats of one getUpdates answer whose
+// updates are delivered at once.
+const MaxChatDeliveries = 32
 
 // deliverAll delivers the updates of one getUpdates answer: those of one
 // chat one after another, in order, and different chats at the same time,
@@ -353,7 +354,7 @@ func (a *Adapter) deliverAll(ctx context.Context, inbox adapters.Inbox, offset i
 		}
 	}
 	var g errgroup.Group
-	g.SetLimit(maxChatDeliveries)
+	g.SetLimit(MaxChatDeliveries)
 	for _, chat := range order {
 		g.Go(func() error {
 			for _, i := range chats[chat] {

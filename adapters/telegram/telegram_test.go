@@ -557,7 +557,6 @@ func TestPollStepByStep(t *testing.T) {
 	if pending := srv.Pending(); len(pending) != 1 || pending[0] != 3 {
 		t.Fatalf("pending %v, want [3]: the second call confirms the first batch only", pending)
 	}
-	a.ownHTTP.CloseIdleConnections()
 }
 
 // TestPartsCountsWhatSendSends checks that Parts, asked before a send,
@@ -651,7 +650,6 @@ func TestPollDeliversChatsAtOnce(t *testing.T) {
 	if inbox.dups != 1 {
 		t.Errorf("%d duplicate deliveries, want 1 (a2, fetched again after b2 failed)", inbox.dups)
 	}
-	a.ownHTTP.CloseIdleConnections()
 }
 
 // contents lists the messages' texts, sorted by chat and then in the

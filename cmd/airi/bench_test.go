@@ -140,8 +140,7 @@ func BenchmarkBurst(b *testing.B) {
 
 // TestBenchSampleCountsFreeSlots pins what a sample counts: the slots in
 // use, and as many more as there are channels past their debounce with no
-// call in flight, up to the free slots. (That the count stops at the free
-// slots changes its cost, not these figures.)
+// call in flight, up to the free slots (where the count stops).
 func TestBenchSampleCountsFreeSlots(t *testing.T) {
 	now := time.Now()
 	r := newBenchRecorder(time.Second, 4)

@@ -18,6 +18,7 @@ import (
 	"go.uber.org/zap"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/airi-go/airi/adapters/telegram"
 	"github.com/airi-go/airi/internal/rusage"
 	"github.com/airi-go/airi/planner"
 	"github.com/airi-go/airi/state"
@@ -217,7 +218,7 @@ func (r *benchRecorder) sample(now time.Time) {
 		}
 	}
 	r.busy += int64(r.nInflight)
-	r.offered += int64(min(r.concurrency, r.nInflight+ready))
+	r.offered += int64(r.nInflight + ready) // ready is at most the free slots
 }
 
 // settled reports that every message was shown and no call is running.
@@ -272,12 +273,9 @@ func (s *benchSender) Send(_ context.Context, out state.Outgoing) (string, error
 }
 
 // burstPoll is how many messages of a burst one poll of the platform
-// brings (Telegram's getUpdates limit), and burstChats how many chats of
-// one poll are delivered at once (as the Telegram adapter does).
-const (
-	burstPoll  = 100
-	burstChats = 32
-)
+// brings (Telegram's getUpdates limit); the chats of one poll are
+// delivered at once as the Telegram adapter delivers them.
+const burstPoll = 100
 
 // runBench runs one scenario on a fresh SQLite database in dir; peaks
 // follows the runtime's memory while it runs.
@@ -401,7 +399,7 @@ func runBench(ctx context.Context, cfg config, spec benchSpec, dir string, peaks
 		// one answer delivered at the same time.
 		for first := 0; first < spec.Burst; first += burstPoll {
 			var g errgroup.Group
-			g.SetLimit(burstChats)
+			g.SetLimit(telegram.MaxChatDeliveries)
 			for i := first; i < min(first+burstPoll, spec.Burst); i++ {
 				seq++
 				n := seq
