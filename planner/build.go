@@ -248,6 +248,13 @@ func (b *Builder) Build(ctx context.Context, in Input) (Prompt, error) {
 	return Prompt{Messages: msgs, Sections: infos, Shown: shown, Tokens: total}, nil
 }
 
+// staticFields are the parts of prompts.Data that staticData and the
+// memory section fill: all the system message's sections can see (the
+// others stay empty until the state message).
+const staticFields = prompts.FieldBotName | prompts.FieldLanguage | prompts.FieldPlatform |
+	prompts.FieldChannelID | prompts.FieldChannelTitle | prompts.FieldChannelGroup | prompts.FieldChannelMembers |
+	prompts.FieldAttention | prompts.FieldMemory
+
 // staticData is what system sections see: nothing that changes per tick.
 func (b *Builder) staticData(set *prompts.Set, in Input) prompts.Data {
 	platform := in.Platform

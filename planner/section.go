@@ -269,7 +269,7 @@ func (b *Builder) system(set *prompts.Set, channelID string, d prompts.Data, now
 	// the memory section too, so a changed note renders the system
 	// message again.
 	var buf [512]byte
-	key := sha256.Sum256(d.AppendKey(buf[:0], prompts.FieldAll))
+	key := sha256.Sum256(d.AppendKey(buf[:0], staticFields))
 	b.mu.Lock()
 	c := b.chats.get(channelID).sys
 	b.mu.Unlock()

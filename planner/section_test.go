@@ -233,12 +233,34 @@ func TestStaticTemplateSharedByData(t *testing.T) {
 			}
 		})
 	}
+	// Four chats, two titles and two bot names: each of the two
+	// templates rendered twice, once for each value it reads.
+	for _, tmpl := range []string{"This chat is called", "You are "} {
+		for _, texts := range b.rendered {
+			var sample string
+			for _, text := range texts {
+				sample = text
+				break
+			}
+			if !strings.Contains(sample, tmpl) {
+				continue
+			}
+			if len(texts) != 2 {
+				t.Errorf("the template rendering %q kept %d texts for four chats, want 2", tmpl, len(texts))
+			}
+			tmpl = ""
+			break
+		}
+		if tmpl != "" {
+			t.Errorf("no rendering of the template with %q was kept", tmpl)
+		}
+	}
 }
 
 // TestSystemCacheSharesSectionTexts: two private chats whose static
-// sections render alike hold the same strings, not a copy each, and no
-// channel keeps its own joined message, so an idle chat costs a few string
-// headers whatever the length of the system message.
+// sections render alike hold the same strings and one layout, not a copy
+// each, so an idle chat costs a few string headers whatever the length of
+// the system message.
 func TestSystemCacheSharesSectionTexts(t *testing.T) {
 	b := newTestBuilder(t, "", BuilderOptions{})
 	a, c := fixture("telegram", false), fixture("telegram", false)
