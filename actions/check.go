@@ -451,11 +451,8 @@ func valueOf(v any) jsonValue {
 }
 
 // rawValue classifies one member of a parameter object that encoding/json
-// has already found to be valid JSON.
+// has already found to be valid JSON (so never empty).
 func rawValue(raw json.RawMessage) (jsonValue, error) {
-	if len(raw) == 0 {
-		return jsonValue{}, nil
-	}
 	switch raw[0] {
 	case 'n':
 		return jsonValue{kind: kindNull}, nil
