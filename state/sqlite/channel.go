@@ -53,9 +53,14 @@ func (s *Store) IngestIn(ctx context.Context, ch state.Channel, msg state.Messag
 	in := ingestReady(msg)
 	unlock := s.chans.lock(ch.ID)
 	defer unlock()
+	// A channel the cache knows is not stored has no messages (they
+	// refer to it): its first one needs no read to be known. Other
+	// processes create no channels, and the channel's writes take their
+	// turn under its lock.
+	known, ok := s.chans.has(ch.ID)
 	s.chans.set(ch.ID, nil)
 	var stored state.Channel
-	msg, isNew, err := s.ingestAfter(ctx, in, func(ctx context.Context, tx *sql.Tx) (err error) {
+	msg, isNew, err := s.ingestAfter(ctx, in, ok && !known, func(ctx context.Context, tx *sql.Tx) (err error) {
 		if stored, err = scanChannel(s.txRow(ctx, tx, upsertChannelSQL, args...)); err != nil {
 			return fmt.Errorf("upsert channel: %w", err)
 		}
@@ -208,6 +213,18 @@ func (c *channelCache) get(id string) (ch state.Channel, found, ok bool) {
 		ch.Members = slices.Clone(ch.Members)
 	}
 	return ch, found, true
+}
+
+// has reports whether channel id is stored; ok is false when the
+// database must be asked.
+func (c *channelCache) has(id string) (found, ok bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.on || c.stale[id] {
+		return false, false
+	}
+	_, found = c.m[id]
+	return found, true
 }
 
 func (c *channelCache) generation() uint64 {

@@ -35,6 +35,7 @@ type memo struct {
 	controls map[string]state.ChannelControl
 
 	views map[string]*view
+	held  int // the messages the views hold
 	fills map[string]*viewFill
 
 	// dataVersion is the writer's PRAGMA data_version at the last check
@@ -44,12 +45,13 @@ type memo struct {
 	checked     time.Time
 }
 
-// maxViews bounds the channels whose messages the memo keeps, and
-// maxViewUnread the unread messages of one: a channel with more is read
+// maxViewMessages bounds the messages the views hold in all (a few
+// megabytes): past it, views of other channels are dropped. maxViewUnread
+// bounds the unread messages of one view: a channel with more is read
 // from the database every time.
 const (
-	maxViews      = 256
-	maxViewUnread = 64
+	maxViewMessages = 16384
+	maxViewUnread   = 64
 	// viewHistory is how many history messages a fill reads at least
 	// (the prompt's default window); a larger History limit reads more.
 	viewHistory = 20
@@ -65,6 +67,9 @@ type view struct {
 	last   int64           // the highest message id
 }
 
+// size is the number of messages v holds.
+func (v *view) size() int { return len(v.unread) + len(v.hist) }
+
 // viewFill is a view being read from the database.
 type viewFill struct{ spoiled bool }
 
@@ -78,7 +83,15 @@ func (m *memo) touch(id string) {
 // forget drops what the memo keeps of channel id's messages. mu is held.
 func (m *memo) forget(id string) {
 	m.touch(id)
-	delete(m.views, id)
+	m.drop(id)
+}
+
+// drop drops channel id's view. mu is held.
+func (m *memo) drop(id string) {
+	if v := m.views[id]; v != nil {
+		m.held -= v.size()
+		delete(m.views, id)
+	}
 }
 
 // cleared applies the end of channel id's unread messages and action
@@ -95,11 +108,14 @@ func (m *memo) forgetAll() {
 		f.spoiled = true
 	}
 	clear(m.views)
+	m.held = 0
 }
 
 // stored applies a message stored by this store (new, not a duplicate).
+// first tells that the message is the first of its channel, which the
+// same commit created: the channel's view is then known without a read.
 // mu is held.
-func (m *memo) stored(msg state.Message) {
+func (m *memo) stored(msg state.Message, first bool) {
 	if !m.on {
 		return
 	}
@@ -109,24 +125,30 @@ func (m *memo) stored(msg state.Message) {
 	}
 	v := m.views[msg.ChannelID]
 	if v == nil {
+		if !first {
+			return
+		}
+		v = &view{}
+		m.keep(msg.ChannelID, v)
+	}
+	if !msg.Read && len(v.unread) >= maxViewUnread {
+		m.drop(msg.ChannelID)
 		return
 	}
+	n := v.size()
 	if msg.ID > v.last {
 		v.last = msg.ID
 	}
 	if !msg.Read {
-		if len(v.unread) >= maxViewUnread {
-			delete(m.views, msg.ChannelID)
-			return
-		}
 		v.unread = insertByID(v.unread, msg)
-		return
+	} else {
+		v.total++
+		v.hist = insertByID(v.hist, msg)
+		if len(v.hist) > maxViewHistory {
+			v.hist = slices.Delete(v.hist, 0, len(v.hist)-maxViewHistory)
+		}
 	}
-	v.total++
-	v.hist = insertByID(v.hist, msg)
-	if len(v.hist) > maxViewHistory {
-		v.hist = slices.Delete(v.hist, 0, len(v.hist)-maxViewHistory)
-	}
+	m.grown(msg.ChannelID, v.size()-n)
 }
 
 // markedRead applies messages this store marked read: ids by channel.
@@ -146,11 +168,14 @@ func (m *memo) markedRead(byChannel map[string][]int64) {
 		if v == nil {
 			continue
 		}
+		n := v.size()
 		for _, mid := range ids {
 			i := slices.IndexFunc(v.unread, func(u state.Message) bool { return u.ID == mid })
 			if i < 0 {
 				// Not what the view holds: read it again when asked.
-				delete(m.views, id)
+				m.held += v.size() - n
+				m.drop(id)
+				v = nil
 				break
 			}
 			msg := v.unread[i]
@@ -161,6 +186,9 @@ func (m *memo) markedRead(byChannel map[string][]int64) {
 			if len(v.hist) > maxViewHistory {
 				v.hist = slices.Delete(v.hist, 0, len(v.hist)-maxViewHistory)
 			}
+		}
+		if v != nil {
+			m.grown(id, v.size()-n)
 		}
 	}
 }
@@ -296,14 +324,30 @@ func (m *memo) endFill(id string, f *viewFill, v *view, ok bool) {
 	if !ok || f.spoiled || !m.on {
 		return
 	}
-	if len(m.views) >= maxViews {
-		// Any channel goes: views are cheap to read again.
-		for k := range m.views {
-			delete(m.views, k)
+	m.keep(id, v)
+}
+
+// keep keeps v as channel id's view. mu is held.
+func (m *memo) keep(id string, v *view) {
+	m.drop(id)
+	m.views[id] = v
+	m.grown(id, v.size())
+}
+
+// grown notes that channel id's view holds n more messages, and drops
+// views of other channels while the views hold more than
+// maxViewMessages. mu is held.
+func (m *memo) grown(id string, n int) {
+	m.held += n
+	for k := range m.views {
+		if m.held <= maxViewMessages {
 			break
 		}
+		if k != id {
+			// Any channel goes: views are cheap to read again.
+			m.drop(k)
+		}
 	}
-	m.views[id] = v
 }
 
 // tail returns copies of the last n messages of list (all when n <= 0 or

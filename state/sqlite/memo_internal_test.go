@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -27,8 +28,16 @@ func TestMemoFillSpoiled(t *testing.T) {
 	msg := func(id string) state.Message {
 		return state.Message{ChannelID: "c", PlatformID: id, SenderName: "U", Content: "m" + id, Time: time.Unix(1, 0)}
 	}
+	// Stored first, so that its first message leaves the memo without a
+	// view of it, which the fill below reads.
+	if err := s.UpsertChannel(ctx, ch); err != nil {
+		t.Fatal(err)
+	}
 	if _, _, err := s.IngestIn(ctx, ch, msg("1")); err != nil {
 		t.Fatal(err)
+	}
+	if s.memo.withView("c", func(*view) {}) {
+		t.Fatal("a view of a stored channel exists before any read")
 	}
 	f, ok := s.memo.startFill("c")
 	if !ok {
@@ -135,5 +144,83 @@ func TestMemoSeesOtherWriters(t *testing.T) {
 	}
 	if u, err := bot.Unread(ctx, "c", 0); err != nil || len(u) != 1 || u[0].ID != m2.ID {
 		t.Errorf("unread = %v, %v; want message %d alone", u, err, m2.ID)
+	}
+}
+
+// TestViewBudget: the views hold at most maxViewMessages messages in all;
+// keeping one more drops views of other channels, never the one kept,
+// and the count of messages held stays the sum of the views' sizes.
+func TestViewBudget(t *testing.T) {
+	var m memo
+	m.install(&memoLoad{unread: map[string]int{}, actions: map[string]int{}, controls: map[string]state.ChannelControl{}})
+	msgs := func(ch string, n int, read bool) []state.Message {
+		out := make([]state.Message, n)
+		for i := range out {
+			out[i] = state.Message{ID: int64(i + 1), ChannelID: ch, Read: read}
+		}
+		return out
+	}
+	held := func() int {
+		n := 0
+		for _, v := range m.views {
+			n += v.size()
+		}
+		return n
+	}
+	for i := range maxViewMessages / 100 {
+		ch := fmt.Sprint("c", i)
+		m.keep(ch, &view{hist: msgs(ch, 100, true), total: 100, last: 100})
+	}
+	if m.held != held() || m.held != maxViewMessages/100*100 {
+		t.Fatalf("held %d, views hold %d; want %d", m.held, held(), maxViewMessages/100*100)
+	}
+	m.keep("big", &view{hist: msgs("big", maxViewHistory, true), total: maxViewHistory, last: maxViewHistory})
+	if m.held != held() || m.held > maxViewMessages {
+		t.Errorf("held %d, views hold %d; want them equal and at most %d", m.held, held(), maxViewMessages)
+	}
+	if m.views["big"] == nil {
+		t.Error("the view just kept was dropped")
+	}
+	// A first message adds to the view it creates; a message read moves
+	// within it.
+	m.stored(state.Message{ID: 500, ChannelID: "new"}, true)
+	m.markedRead(map[string][]int64{"new": {500}})
+	if v := m.views["new"]; v == nil || len(v.hist) != 1 || v.total != 1 || v.last != 500 {
+		t.Fatalf("view of the new channel = %+v", m.views["new"])
+	}
+	if m.held != held() || m.held > maxViewMessages {
+		t.Errorf("held %d, views hold %d; want them equal and at most %d", m.held, held(), maxViewMessages)
+	}
+	m.forgetAll()
+	if m.held != 0 {
+		t.Errorf("held %d after every view was dropped", m.held)
+	}
+}
+
+// TestFirstMessageNeedsNoRead: the view of a channel created by the
+// message just stored is known without reading it.
+func TestFirstMessageNeedsNoRead(t *testing.T) {
+	ctx := context.Background()
+	s, err := Open(ctx, filepath.Join(t.TempDir(), "airi.db"), zaptest.NewLogger(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	m, _, err := s.IngestIn(ctx, state.Channel{ID: "c", Platform: "telegram", NativeID: "c"},
+		state.Message{ChannelID: "c", PlatformID: "1", SenderName: "U", Content: "hi", Time: time.Unix(1, 0)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := s.Work()
+	u, err := s.Unread(ctx, "c", 20)
+	if err != nil || len(u) != 1 || u[0].ID != m.ID {
+		t.Fatalf("unread = %v, %v; want message %d", u, err, m.ID)
+	}
+	h, total, err := s.History(ctx, "c", 20)
+	if err != nil || len(h) != 0 || total != 0 {
+		t.Fatalf("history = %v (%d), %v; want none", h, total, err)
+	}
+	if d := s.Work().Reads - before.Reads; d != 0 {
+		t.Errorf("the reads of a channel's first message made %d read transactions, want 0", d)
 	}
 }

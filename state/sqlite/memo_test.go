@@ -95,6 +95,11 @@ func TestMemoMatchesDatabase(t *testing.T) {
 		switch k := rng.IntN(100); {
 		case k < 35:
 			op = "ingest"
+			if rng.IntN(8) == 0 && len(channels) < 24 {
+				// The first message of a channel not stored yet.
+				ch = fmt.Sprint("new", step)
+				channels = append(channels, ch)
+			}
 			platform++
 			m := state.Message{ChannelID: ch, PlatformID: fmt.Sprint("p", platform), SenderID: fmt.Sprint("u", rng.IntN(3)),
 				SenderName: "U", Content: fmt.Sprint("hello ", platform), Time: next(), Mentioned: rng.IntN(2) == 0}

@@ -58,7 +58,7 @@ func (s *Store) Ingest(ctx context.Context, msg state.Message) (state.Message, b
 		return state.Message{}, false, fmt.Errorf("ingest message: %w", err)
 	}
 	msg = ingestReady(msg)
-	stored, isNew, err := s.ingestAfter(ctx, msg, nil)
+	stored, isNew, err := s.ingestAfter(ctx, msg, false, nil)
 	if err != nil {
 		return state.Message{}, false, fmt.Errorf("ingest message %q in %q: %w", msg.PlatformID, msg.ChannelID, err)
 	}
@@ -75,8 +75,9 @@ func ingestReady(msg state.Message) state.Message {
 
 // ingestAfter stores msg, made ready by ingestReady, in a write
 // transaction after before (when not nil) ran in it, and applies it to
-// the memo once committed.
-func (s *Store) ingestAfter(ctx context.Context, msg state.Message, before func(ctx context.Context, tx *sql.Tx) error) (stored state.Message, isNew bool, err error) {
+// the memo once committed; first tells that before creates msg's channel
+// (see memo.stored).
+func (s *Store) ingestAfter(ctx context.Context, msg state.Message, first bool, before func(ctx context.Context, tx *sql.Tx) error) (stored state.Message, isNew bool, err error) {
 	err = s.batchApply(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		if before != nil {
 			if err := before(ctx, tx); err != nil {
@@ -88,7 +89,7 @@ func (s *Store) ingestAfter(ctx context.Context, msg state.Message, before func(
 		return err
 	}, func(m *memo) {
 		if isNew {
-			m.stored(stored)
+			m.stored(stored, first)
 		}
 	})
 	return stored, isNew, err

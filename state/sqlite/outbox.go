@@ -67,7 +67,7 @@ func (s *Store) RecordSent(ctx context.Context, id int64, platformID, errText st
 		return fmt.Errorf("record sent message: %w", err)
 	}
 	msg = ingestReady(msg)
-	_, _, err := s.ingestAfter(ctx, msg, func(ctx context.Context, tx *sql.Tx) error {
+	_, _, err := s.ingestAfter(ctx, msg, false, func(ctx context.Context, tx *sql.Tx) error {
 		st, err := s.txStmt(ctx, tx, setOutboxSQL)
 		if err != nil {
 			return err
