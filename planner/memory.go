@@ -23,8 +23,9 @@ type NoteSource interface {
 // channel's notes; once one does, it reads them every tick as a plain
 // NoteSource.
 type NoteChecker interface {
-	// HasNotes reports whether any note is stored, read from the store
-	// as it is now (notes saved by other processes count).
+	// HasNotes reports whether any note is stored; notes saved by other
+	// processes count, at once or within the moments the store
+	// documents.
 	HasNotes(ctx context.Context) (bool, error)
 }
 

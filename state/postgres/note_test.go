@@ -18,5 +18,5 @@ func TestHasNotesSeesOtherWriters(t *testing.T) {
 	other := open(t, dsn)
 	defer other.Close()
 
-	storetest.RunHasNotes(t, runtime, other)
+	storetest.RunHasNotes(t, runtime, other, nil)
 }

@@ -16,7 +16,8 @@ import (
 // that most of a tick's reads cost no statement: every channel's unread
 // count, action-record count and operator control (loaded at Open), and
 // for the channels ticked lately a view of their messages (their unread
-// messages, the newest of their history, its size, their last id).
+// messages, the newest of their history, its size, their last id). It
+// also knows whether any memory note is stored.
 //
 // The store's own writes keep it current: each is applied to it right
 // after its commit, under mu, in the order the commits were made
@@ -33,6 +34,10 @@ type memo struct {
 	unread   map[string]int // unread messages per channel, the channels with none left out
 	actions  map[string]int // action records per channel, the channels with none left out
 	controls map[string]state.ChannelControl
+	// notes is whether any note is stored. A note deleted by this store
+	// leaves it set until the next load: a stale yes costs a read of the
+	// notes, which finds none, while a stale no would hide a note.
+	notes bool
 
 	views map[string]*view
 	held  int // the messages the views hold
@@ -256,6 +261,14 @@ func (m *memo) control(id string) (state.ChannelControl, bool) {
 		c = state.ChannelControl{ChannelID: id}
 	}
 	return c, m.on
+}
+
+// hasNotes returns whether any note is stored (see notes); ok is false
+// when the memo is off.
+func (m *memo) hasNotes() (has, ok bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.notes, m.on
 }
 
 // actionCount returns how many action records channel id has; ok is
@@ -492,6 +505,7 @@ const maxUnchecked = 5 * time.Millisecond
 type memoLoad struct {
 	unread, actions map[string]int
 	controls        map[string]state.ChannelControl
+	notes           bool
 }
 
 // foreign reads, in tx, whether another process wrote since the last
@@ -525,6 +539,7 @@ func (s *Store) foreign(ctx context.Context, tx *sql.Tx) (*memoLoad, error) {
 // readMemoLoad reads the counts and controls the memo keeps.
 func readMemoLoad(ctx context.Context, q interface {
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }) (*memoLoad, error) {
 	var (
 		l   memoLoad
@@ -548,6 +563,9 @@ func readMemoLoad(ctx context.Context, q interface {
 			l.controls[c.ChannelID] = c
 		}
 	}
+	if err == nil {
+		err = q.QueryRowContext(ctx, hasNotesSQL).Scan(&l.notes)
+	}
 	return &l, err
 }
 
@@ -561,7 +579,7 @@ func (s *Store) reloaded(l *memoLoad) {
 // install loads the memo with l, drops its views and turns it on. mu is
 // held.
 func (m *memo) install(l *memoLoad) {
-	m.unread, m.actions, m.controls = l.unread, l.actions, l.controls
+	m.unread, m.actions, m.controls, m.notes = l.unread, l.actions, l.controls, l.notes
 	if m.views == nil {
 		m.views, m.fills = map[string]*view{}, map[string]*viewFill{}
 	}

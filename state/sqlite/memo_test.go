@@ -261,8 +261,18 @@ func TestMemoSavesReads(t *testing.T) {
 	if _, err := s.Channel(ctx, "new chat"); !errors.Is(err, state.ErrNotFound) {
 		t.Fatalf("an unknown channel: %v, want ErrNotFound", err)
 	}
+	if has, err := s.HasNotes(ctx); err != nil || has {
+		t.Fatalf("has notes = %v, %v; want none", has, err)
+	}
 	if d := s.Work().Statements - before.Statements; d != 0 {
 		t.Errorf("the reads of a channel kept in memory ran %d statements, want 0", d)
+	}
+	// A note the store saves counts at once.
+	if _, _, err := s.SaveNote(ctx, state.Note{Scope: state.ScopeGlobal, Text: "the harbour opens at six"}, state.DefaultNoteLimits(state.ScopeGlobal)); err != nil {
+		t.Fatal(err)
+	}
+	if has, err := s.HasNotes(ctx); err != nil || !has {
+		t.Errorf("has notes = %v, %v after a note was saved", has, err)
 	}
 }
 

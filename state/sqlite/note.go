@@ -39,7 +39,7 @@ func (s *Store) SaveNote(ctx context.Context, n state.Note, lim state.NoteLimits
 	}
 	n.Created, n.Updated, n.Used = normTime(n.Created), normTime(n.Updated), normTime(n.Used)
 	var evicted []state.Note
-	err = s.write(ctx, func(tx *sql.Tx) error {
+	err = s.bulk(ctx, func(tx *sql.Tx) error {
 		if n.ID == 0 {
 			err := tx.QueryRowContext(ctx, `
 INSERT INTO notes (scope, subject, name, text, shareable, created, updated, used, tick)
@@ -75,7 +75,7 @@ VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
 			}
 		}
 		return nil
-	})
+	}, func(m *memo) { m.notes = true })
 	if err != nil {
 		return state.Note{}, nil, fmt.Errorf("save note: %w", err)
 	}
@@ -139,17 +139,23 @@ func (s *Store) Notes(ctx context.Context, f state.NoteFilter) ([]state.Note, er
 	return out, nil
 }
 
-// HasNotes reports whether any note is stored: a read of the database as
-// it is now, so a note another process saved counts at once. It costs
-// about half a view's Notes query, which a channel need not run when no
-// note exists.
+// HasNotes reports whether any note is stored, which spares a channel
+// the Notes query while none is. The memo answers it: a note another
+// process saved counts within maxUnchecked, as every write of another
+// process does.
 func (s *Store) HasNotes(ctx context.Context) (bool, error) {
+	s.fresh(ctx)
+	if has, ok := s.memo.hasNotes(); ok {
+		return has, nil
+	}
 	var has bool
-	if err := s.row(ctx, `SELECT EXISTS (SELECT 1 FROM notes)`).Scan(&has); err != nil {
+	if err := s.row(ctx, hasNotesSQL).Scan(&has); err != nil {
 		return false, fmt.Errorf("look for notes: %w", err)
 	}
 	return has, nil
 }
+
+const hasNotesSQL = `SELECT EXISTS (SELECT 1 FROM notes)`
 
 // DeleteNote deletes one note.
 func (s *Store) DeleteNote(ctx context.Context, id int64) error {

@@ -3,14 +3,16 @@ package sqlite_test
 import (
 	"path/filepath"
 	"testing"
+	"time"
 
+	"github.com/airi-go/airi/state/sqlite"
 	"github.com/airi-go/airi/state/storetest"
 )
 
 // TestHasNotesSeesOtherWriters saves and deletes a note through a second
 // store on the same file, as `airi memory import` and `airi memory delete`
 // do from another process, and checks that the first store sees each
-// change at once.
+// change once the time it may go unseen (MaxUnchecked) is past.
 func TestHasNotesSeesOtherWriters(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "airi.db")
 	runtime := open(t, path)
@@ -18,5 +20,5 @@ func TestHasNotesSeesOtherWriters(t *testing.T) {
 	other := open(t, path)
 	defer other.Close()
 
-	storetest.RunHasNotes(t, runtime, other)
+	storetest.RunHasNotes(t, runtime, other, func() { time.Sleep(2 * sqlite.MaxUnchecked) })
 }
