@@ -53,18 +53,25 @@ func (s *Store) IngestIn(ctx context.Context, ch state.Channel, msg state.Messag
 	in := ingestReady(msg)
 	unlock := s.chans.lock(ch.ID)
 	defer unlock()
-	// A channel the cache knows is not stored has no messages (they
-	// refer to it): its first one needs no read to be known. Other
-	// processes create no channels, and the channel's writes take their
-	// turn under its lock.
+	// The first message of a channel needs no read for the memo to know
+	// the channel's messages. A channel that was not stored may still
+	// have messages (Ingest asks for none), so that is checked, in the
+	// transaction: only for a channel new to the cache.
 	known, ok := s.chans.has(ch.ID)
 	s.chans.set(ch.ID, nil)
 	var stored state.Channel
-	msg, isNew, err := s.ingestAfter(ctx, in, ok && !known, func(ctx context.Context, tx *sql.Tx) (err error) {
+	msg, isNew, err := s.ingestAfter(ctx, in, func(ctx context.Context, tx *sql.Tx) (empty bool, err error) {
 		if stored, err = scanChannel(s.txRow(ctx, tx, upsertChannelSQL, args...)); err != nil {
-			return fmt.Errorf("upsert channel: %w", err)
+			return false, fmt.Errorf("upsert channel: %w", err)
 		}
-		return nil
+		if !ok || known {
+			return false, nil
+		}
+		var found bool
+		if err := s.txRow(ctx, tx, anyMessageSQL, ch.ID).Scan(&found); err != nil {
+			return false, fmt.Errorf("look for messages: %w", err)
+		}
+		return !found, nil
 	})
 	if err != nil {
 		return state.Message{}, false, fmt.Errorf("ingest message %q in %q: %w", in.PlatformID, ch.ID, err)
@@ -72,6 +79,9 @@ func (s *Store) IngestIn(ctx context.Context, ch state.Channel, msg state.Messag
 	s.chans.set(ch.ID, &stored)
 	return msg, isNew, nil
 }
+
+// anyMessageSQL tells whether a channel has any message.
+const anyMessageSQL = `SELECT EXISTS (SELECT 1 FROM messages WHERE channel_id = ?)`
 
 // channelArgs validates ch and returns the arguments of upsertChannelSQL.
 func channelArgs(ch state.Channel) ([]any, error) {

@@ -223,4 +223,17 @@ func TestFirstMessageNeedsNoRead(t *testing.T) {
 	if d := s.Work().Reads - before.Reads; d != 0 {
 		t.Errorf("the reads of a channel's first message made %d read transactions, want 0", d)
 	}
+
+	// Ingest stores messages of a channel that is not stored; the
+	// channel's first IngestIn is then not its first message.
+	if _, _, err := s.Ingest(ctx, state.Message{ChannelID: "d", PlatformID: "1", SenderName: "U", Content: "one", Time: time.Unix(1, 0)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := s.IngestIn(ctx, state.Channel{ID: "d", Platform: "telegram", NativeID: "d"},
+		state.Message{ChannelID: "d", PlatformID: "2", SenderName: "U", Content: "two", Time: time.Unix(2, 0)}); err != nil {
+		t.Fatal(err)
+	}
+	if u, err := s.Unread(ctx, "d", 0); err != nil || len(u) != 2 {
+		t.Errorf("unread = %v, %v; want both messages", u, err)
+	}
 }

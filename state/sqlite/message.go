@@ -58,7 +58,7 @@ func (s *Store) Ingest(ctx context.Context, msg state.Message) (state.Message, b
 		return state.Message{}, false, fmt.Errorf("ingest message: %w", err)
 	}
 	msg = ingestReady(msg)
-	stored, isNew, err := s.ingestAfter(ctx, msg, false, nil)
+	stored, isNew, err := s.ingestAfter(ctx, msg, nil)
 	if err != nil {
 		return state.Message{}, false, fmt.Errorf("ingest message %q in %q: %w", msg.PlatformID, msg.ChannelID, err)
 	}
@@ -75,12 +75,15 @@ func ingestReady(msg state.Message) state.Message {
 
 // ingestAfter stores msg, made ready by ingestReady, in a write
 // transaction after before (when not nil) ran in it, and applies it to
-// the memo once committed; first tells that before creates msg's channel
-// (see memo.stored).
-func (s *Store) ingestAfter(ctx context.Context, msg state.Message, first bool, before func(ctx context.Context, tx *sql.Tx) error) (stored state.Message, isNew bool, err error) {
+// the memo once committed. before reports whether the channel has no
+// messages yet, which makes msg its first (see memo.stored).
+func (s *Store) ingestAfter(ctx context.Context, msg state.Message, before func(ctx context.Context, tx *sql.Tx) (empty bool, err error)) (stored state.Message, isNew bool, err error) {
+	first := false
 	err = s.batchApply(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		first = false
 		if before != nil {
-			if err := before(ctx, tx); err != nil {
+			var err error
+			if first, err = before(ctx, tx); err != nil {
 				return err
 			}
 		}
@@ -219,15 +222,13 @@ func (s *Store) MarkRead(ctx context.Context, ids []int64) error {
 	if len(ids) == 0 {
 		return nil
 	}
-	// One JSON array parameter instead of one placeholder per id keeps the
-	// statement under SQLite's variable limit for any batch size.
-	arr, err := json.Marshal(ids)
+	query, arg, err := idsStatement(ids, markReadSQL, markReadManySQL)
 	if err != nil {
 		return fmt.Errorf("mark read: %w", err)
 	}
 	var marked map[string][]int64
-	err = s.writeStmtApply(ctx, markReadSQL, func(ctx context.Context, st *sql.Stmt) error {
-		marked, err = idsByChannel(st.QueryContext(ctx, string(arr)))
+	err = s.writeStmtApply(ctx, query, func(ctx context.Context, st *sql.Stmt) error {
+		marked, err = idsByChannel(st.QueryContext(ctx, arg))
 		return err
 	}, func(m *memo) { m.markedRead(marked) })
 	if err != nil {
@@ -237,8 +238,24 @@ func (s *Store) MarkRead(ctx context.Context, ids []int64) error {
 }
 
 // markReadSQL marks messages read and returns those it changed, so that
-// the memo learns which channels' unread messages they were.
-const markReadSQL = `UPDATE messages SET read = 1 WHERE read = 0 AND id IN (SELECT value FROM json_each(?)) RETURNING id, channel_id`
+// the memo learns which channels' unread messages they were; in two forms
+// (see idsStatement).
+const (
+	markReadSQL     = `UPDATE messages SET read = 1 WHERE read = 0 AND id = ? RETURNING id, channel_id`
+	markReadManySQL = `UPDATE messages SET read = 1 WHERE read = 0 AND id IN (SELECT value FROM json_each(?)) RETURNING id, channel_id`
+)
+
+// idsStatement picks the form of a statement over message ids: one, for
+// a single id (the common case), or many, which takes every id in one
+// JSON array parameter (any number stays under SQLite's variable
+// limit); arg is the ids parameter.
+func idsStatement(ids []int64, one, many string) (query string, arg any, err error) {
+	if len(ids) == 1 {
+		return one, ids[0], nil
+	}
+	arr, err := json.Marshal(ids)
+	return many, string(arr), err
+}
 
 // idsByChannel collects the (id, channel id) rows of an UPDATE ...
 // RETURNING by channel.
@@ -266,19 +283,12 @@ func (s *Store) SetDecision(ctx context.Context, ids []int64, decision string) e
 	if len(ids) == 0 {
 		return nil
 	}
-	// One message per arrival is the common case, without JSON.
-	query, arg := `UPDATE messages SET decision = ? WHERE id = ? RETURNING id, channel_id`, any(ids[0])
-	if len(ids) > 1 {
-		// One JSON array parameter keeps any number of ids under
-		// SQLite's variable limit.
-		arr, err := json.Marshal(ids)
-		if err != nil {
-			return fmt.Errorf("record decision %q on %d messages: %w", decision, len(ids), err)
-		}
-		query, arg = `UPDATE messages SET decision = ? WHERE id IN (SELECT value FROM json_each(?)) RETURNING id, channel_id`, string(arr)
+	query, arg, err := idsStatement(ids, setDecisionSQL, setDecisionManySQL)
+	if err != nil {
+		return fmt.Errorf("record decision %q on %d messages: %w", decision, len(ids), err)
 	}
 	var decided map[string][]int64
-	err := s.writeStmtApply(ctx, query, func(ctx context.Context, st *sql.Stmt) (err error) {
+	err = s.writeStmtApply(ctx, query, func(ctx context.Context, st *sql.Stmt) (err error) {
 		decided, err = idsByChannel(st.QueryContext(ctx, decision, arg))
 		return err
 	}, func(m *memo) { m.decided(decided, decision) })
@@ -287,6 +297,13 @@ func (s *Store) SetDecision(ctx context.Context, ids []int64, decision string) e
 	}
 	return nil
 }
+
+// setDecisionSQL records a decision on messages, in two forms (see
+// idsStatement).
+const (
+	setDecisionSQL     = `UPDATE messages SET decision = ? WHERE id = ? RETURNING id, channel_id`
+	setDecisionManySQL = `UPDATE messages SET decision = ? WHERE id IN (SELECT value FROM json_each(?)) RETURNING id, channel_id`
+)
 
 // History returns the newest limit read or own messages of a channel,
 // oldest first (limit <= 0 means all), and how many the channel has.

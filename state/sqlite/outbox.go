@@ -67,21 +67,21 @@ func (s *Store) RecordSent(ctx context.Context, id int64, platformID, errText st
 		return fmt.Errorf("record sent message: %w", err)
 	}
 	msg = ingestReady(msg)
-	_, _, err := s.ingestAfter(ctx, msg, false, func(ctx context.Context, tx *sql.Tx) error {
+	_, _, err := s.ingestAfter(ctx, msg, func(ctx context.Context, tx *sql.Tx) (bool, error) {
 		st, err := s.txStmt(ctx, tx, setOutboxSQL)
 		if err != nil {
-			return err
+			return false, err
 		}
 		res, err := st.ExecContext(ctx, string(state.OutboxDone), platformID, errText, encTime(s.Now()), id)
 		if err != nil {
-			return err
+			return false, err
 		}
 		if n, err := res.RowsAffected(); err != nil {
-			return err
+			return false, err
 		} else if n == 0 {
-			return state.ErrNotFound
+			return false, state.ErrNotFound
 		}
-		return nil
+		return false, nil
 	})
 	if err != nil {
 		return fmt.Errorf("record sent message of outbox entry %d: %w", id, err)
