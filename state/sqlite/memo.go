@@ -412,16 +412,16 @@ func (s *Store) inView(ctx context.Context, id string, hist int, answer func(v *
 	}
 	hist = min(max(hist, viewHistory), maxViewHistory)
 	v, whole, err := s.readView(ctx, id, hist)
-	s.memo.endFill(id, f, v, whole && err == nil)
-	if err != nil {
+	if err != nil || !whole {
+		s.memo.endFill(id, f, v, false)
 		return false, err
 	}
-	if !whole {
-		return false, nil
-	}
 	// The view answers even if a commit spoiled it: it is what the
-	// database held when it was read.
-	return answer(v), nil
+	// database held when it was read. It answers before it is kept, from
+	// when on commits change it under mu.
+	answered = answer(v)
+	s.memo.endFill(id, f, v, true)
+	return answered, nil
 }
 
 // readView reads channel id's view with up to hist history messages;
