@@ -13,7 +13,7 @@ const trimCountSQL = `SELECT count(*) FROM actions WHERE channel_id = ?`
 
 const appendActionSQL = `
 INSERT INTO actions (channel_id, wake, action, name, reasoning, ok, result, time)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`
+VALUES (?, ?, ?, ?, ?, ?, ?, ?)`
 
 // actionArgs are the arguments of appendActionSQL for rec.
 func actionArgs(rec state.ActionRecord) []any {
@@ -27,7 +27,11 @@ func (s *Store) AppendAction(ctx context.Context, rec state.ActionRecord) (int64
 	}
 	var id int64
 	err := s.writeStmtApply(ctx, appendActionSQL, func(ctx context.Context, st *sql.Stmt) error {
-		return st.QueryRowContext(ctx, actionArgs(rec)...).Scan(&id)
+		res, err := st.ExecContext(ctx, actionArgs(rec)...)
+		if err == nil {
+			id, _, err = insertedID(res)
+		}
+		return err
 	}, func(m *memo) { m.setActions(rec.ChannelID, m.actions[rec.ChannelID]+1) })
 	if err != nil {
 		return 0, fmt.Errorf("append action to %q: %w", rec.ChannelID, err)

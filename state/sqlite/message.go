@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"errors"
 	"fmt"
 
 	"github.com/airi-go/airi/state"
@@ -36,8 +35,7 @@ func scanMessages(rows *sql.Rows, err error) ([]state.Message, error) {
 const (
 	ingestInsertSQL = `INSERT INTO messages (channel_id, platform_id, sender_id, sender_name, self, content, reply_to, mentioned, time, read, reply_to_self, from_bot, decision)
 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-ON CONFLICT DO NOTHING
-RETURNING id`
+ON CONFLICT DO NOTHING`
 	ingestExistingSQL = `SELECT ` + messageCols + ` FROM messages
 WHERE channel_id = ? AND platform_id = ? AND platform_id <> ''`
 	// historySQL returns the newest history messages, each with the size
@@ -100,16 +98,16 @@ func (s *Store) ingestAfter(ctx context.Context, msg state.Message, before func(
 
 // ingestTx stores msg, made ready by ingestReady, in tx.
 func (s *Store) ingestTx(ctx context.Context, tx *sql.Tx, msg state.Message) (state.Message, bool, error) {
-	err := s.txRow(ctx, tx, ingestInsertSQL,
+	id, inserted, err := s.txInsert(ctx, tx, ingestInsertSQL,
 		msg.ChannelID, msg.PlatformID, msg.SenderID, msg.SenderName, boolInt(msg.Self),
 		msg.Content, msg.ReplyTo, boolInt(msg.Mentioned), encTime(msg.Time), boolInt(msg.Read),
-		boolInt(msg.ReplyToSelf), boolInt(msg.FromBot), msg.Decision,
-	).Scan(&msg.ID)
-	if err == nil {
-		return msg, true, nil
-	}
-	if !errors.Is(err, sql.ErrNoRows) {
+		boolInt(msg.ReplyToSelf), boolInt(msg.FromBot), msg.Decision)
+	if err != nil {
 		return msg, false, err
+	}
+	if inserted {
+		msg.ID = id
+		return msg, true, nil
 	}
 	// Nothing inserted: the (channel, platform id) pair exists.
 	stored, err := scanMessage(s.txRow(ctx, tx, ingestExistingSQL, msg.ChannelID, msg.PlatformID))

@@ -16,7 +16,7 @@ func (s *Store) AddSkippedWake(ctx context.Context, w state.SkippedWake) (int64,
 	if w.Time.IsZero() {
 		w.Time = s.Now()
 	}
-	id, err := s.insert(ctx, `INSERT INTO skipped_wakes (channel_id, trigger, reason, time) VALUES (?, ?, ?, ?) RETURNING id`,
+	id, err := s.insert(ctx, `INSERT INTO skipped_wakes (channel_id, trigger, reason, time) VALUES (?, ?, ?, ?)`,
 		w.ChannelID, w.Trigger, w.Reason, encTime(w.Time))
 	if err != nil {
 		return 0, fmt.Errorf("add skipped wake of %q: %w", w.ChannelID, err)

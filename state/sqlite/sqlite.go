@@ -299,13 +299,46 @@ func (s *Store) exec(ctx context.Context, query string, args ...any) (res sql.Re
 	return res, err
 }
 
-// insert runs an INSERT ... RETURNING id on the writer connection,
-// batched with others arriving at the same time, and returns the id.
+// insert runs an INSERT of one row on the writer connection, batched
+// with others arriving at the same time, and returns the row's id.
 func (s *Store) insert(ctx context.Context, query string, args ...any) (id int64, err error) {
 	err = s.writeStmt(ctx, query, func(ctx context.Context, st *sql.Stmt) error {
-		return st.QueryRowContext(ctx, args...).Scan(&id)
+		res, err := st.ExecContext(ctx, args...)
+		if err == nil {
+			id, _, err = insertedID(res)
+		}
+		return err
 	})
 	return id, err
+}
+
+// Inserts return the new row's id from the statement's result rather than
+// with RETURNING: in a transaction, database/sql starts a goroutine for
+// every statement that returns rows.
+
+// txInsert runs an INSERT of one row in tx, a write transaction, and
+// returns the row's id; inserted is false when it inserted nothing (ON
+// CONFLICT DO NOTHING).
+func (s *Store) txInsert(ctx context.Context, tx *sql.Tx, query string, args ...any) (id int64, inserted bool, err error) {
+	st, err := s.txStmt(ctx, tx, query)
+	if err != nil {
+		return 0, false, err
+	}
+	res, err := st.ExecContext(ctx, args...)
+	if err != nil {
+		return 0, false, err
+	}
+	return insertedID(res)
+}
+
+// insertedID returns the id of the row an INSERT of one row inserted.
+func insertedID(res sql.Result) (id int64, inserted bool, err error) {
+	n, err := res.RowsAffected()
+	if err != nil || n == 0 {
+		return 0, false, err
+	}
+	id, err = res.LastInsertId()
+	return id, err == nil, err
 }
 
 // scanner is a *sql.Row or *sql.Rows.

@@ -21,7 +21,9 @@ func (s *Store) AddTick(ctx context.Context, t state.Tick) (int64, error) {
 		if err := s.tickBase(ctx, tx, tr, args); err != nil {
 			return err
 		}
-		return s.txRow(ctx, tx, addTickSQL, args...).Scan(&id)
+		var err error
+		id, _, err = s.txInsert(ctx, tx, addTickSQL, args...)
+		return err
 	}, func(*memo) { s.keepBase(tr) })
 	if err != nil {
 		return 0, fmt.Errorf("add tick for %q: %w", t.ChannelID, err)
@@ -33,7 +35,7 @@ const addTickSQL = `
 INSERT INTO ticks (channel_id, wake, trigger, now, request, raw, reasoning,
 	prompt_tokens, completion_tokens, cached_tokens, latency_ms,
 	action, parse_error, model_error, notes, result, ok, effects, sections, base, base_len)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 
 // tickBaseArg is the index of the base among the arguments of addTickSQL.
 const tickBaseArg = 19
@@ -108,10 +110,10 @@ func (s *Store) RecordTick(ctx context.Context, act *state.ActionRecord, keep, o
 		return 0, 0, err
 	}
 	left := 0
-	err = s.batchApply(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	err = s.batchApply(ctx, func(ctx context.Context, tx *sql.Tx) (err error) {
 		actionID, tickID = 0, 0
 		if act != nil {
-			if err := s.txRow(ctx, tx, appendActionSQL, actionArgs(*act)...).Scan(&actionID); err != nil {
+			if actionID, _, err = s.txInsert(ctx, tx, appendActionSQL, actionArgs(*act)...); err != nil {
 				return fmt.Errorf("append action: %w", err)
 			}
 			// The channel's records as the memo counts them, and this
@@ -120,7 +122,6 @@ func (s *Store) RecordTick(ctx context.Context, act *state.ActionRecord, keep, o
 			if n, ok := s.memo.actionCount(act.ChannelID); ok {
 				known = n + 1
 			}
-			var err error
 			if left, err = s.trimTx(ctx, tx, act.ChannelID, keep, over, known); err != nil {
 				return fmt.Errorf("trim actions: %w", err)
 			}
@@ -128,7 +129,8 @@ func (s *Store) RecordTick(ctx context.Context, act *state.ActionRecord, keep, o
 		if err := s.tickBase(ctx, tx, tr, args); err != nil {
 			return err
 		}
-		return s.txRow(ctx, tx, addTickSQL, args...).Scan(&tickID)
+		tickID, _, err = s.txInsert(ctx, tx, addTickSQL, args...)
+		return err
 	}, func(m *memo) {
 		if act != nil {
 			m.setActions(act.ChannelID, left)
