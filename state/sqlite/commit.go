@@ -160,8 +160,7 @@ func (s *Store) commit(batch []*writeReq) {
 		live[0].done <- s.commitOne(live[0])
 		return
 	}
-	load, err := s.commitMany(live)
-	if err != nil {
+	if err := s.commitMany(live); err != nil {
 		s.logger.Debug("a batch of writes was rolled back; running each alone", zap.Int("writes", len(live)), zap.Error(err))
 		for _, r := range live {
 			r.done <- s.commitOne(r)
@@ -169,11 +168,8 @@ func (s *Store) commit(batch []*writeReq) {
 		return
 	}
 	s.health.observe(nil)
-	if load != nil {
-		s.reloaded(load)
-	} else {
-		s.applied(live...)
-	}
+	s.applied(live...)
+	s.checkOthers(context.Background())
 	for _, r := range live {
 		r.done <- nil
 	}
@@ -193,28 +189,17 @@ func (s *Store) applied(rs ...*writeReq) {
 // commitOne runs one write in a transaction of its own.
 func (s *Store) commitOne(r *writeReq) error {
 	ctx := context.WithoutCancel(r.ctx)
-	var (
-		err  error
-		load *memoLoad
-	)
+	var err error
 	if r.alone != nil && !s.memoOff() {
 		err = r.alone(ctx)
 		s.health.observe(err)
 	} else {
-		err = s.write(ctx, func(tx *sql.Tx) error {
-			if err := r.fn(ctx, tx); err != nil {
-				return err
-			}
-			var err error
-			load, err = s.foreign(ctx, tx)
-			return err
-		})
+		err = s.write(ctx, func(tx *sql.Tx) error { return r.fn(ctx, tx) })
 	}
 	if err == nil {
-		if load != nil {
-			s.reloaded(load)
-		} else {
-			s.applied(r)
+		s.applied(r)
+		if r.alone == nil || s.memoOff() {
+			s.checkOthers(ctx)
 		}
 	}
 	return err
@@ -222,26 +207,17 @@ func (s *Store) commitOne(r *writeReq) error {
 
 // commitMany runs writes in one transaction and commits it; on the first
 // error it rolls everything back.
-//
-// The memo learns in the same transaction whether another process wrote
-// the database since the last commit (see foreign); load is what it must
-// then be loaded with instead of applying the writes.
-func (s *Store) commitMany(live []*writeReq) (load *memoLoad, err error) {
+func (s *Store) commitMany(live []*writeReq) error {
 	s.stats.writes.Add(1)
-	ctx := context.Background()
-	tx, err := s.writer.BeginTx(ctx, nil)
+	tx, err := s.writer.BeginTx(context.Background(), nil)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	for _, r := range live {
 		if err := r.fn(context.WithoutCancel(r.ctx), tx); err != nil {
 			_ = tx.Rollback()
-			return nil, err
+			return err
 		}
 	}
-	if load, err = s.foreign(ctx, tx); err != nil {
-		_ = tx.Rollback()
-		return nil, err
-	}
-	return load, tx.Commit()
+	return tx.Commit()
 }

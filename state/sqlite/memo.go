@@ -9,6 +9,8 @@ import (
 	"sync"
 	"time"
 
+	"go.uber.org/zap"
+
 	"github.com/airi-go/airi/state"
 )
 
@@ -460,7 +462,7 @@ func (s *Store) readView(ctx context.Context, id string, hist int) (v *view, who
 // after it is found by the first commit's check.
 func (s *Store) loadMemo(ctx context.Context) error {
 	var v int64
-	if err := s.writer.QueryRowContext(ctx, `PRAGMA data_version`).Scan(&v); err != nil {
+	if err := s.writer.QueryRowContext(ctx, dataVersionSQL).Scan(&v); err != nil {
 		return fmt.Errorf("check for other writers: %w", err)
 	}
 	l, err := readMemoLoad(ctx, s.reader)
@@ -493,13 +495,18 @@ func (s *Store) bulk(ctx context.Context, fn func(tx *sql.Tx) error, after func(
 // write a SQLite database beside the running bot, without its lock. The
 // writer connection's PRAGMA data_version changes only when another
 // connection commits, and the store's other connections never write, so
-// a change means another process wrote. Every commit of the store reads
-// it in its transaction; when it changed, the memo is loaded again from
-// that transaction instead of applying the writes. A read the memo would
-// answer when no commit checked for the last maxUnchecked first runs an
-// empty commit that checks: another process's write is seen within that
-// time during traffic, and at once when the store is idle.
+// a change means another process wrote. It is read after every commit of
+// a transaction of the store, with wmu still held, and when it changed
+// the memo is loaded again: what is loaded holds the commit, and no other
+// commit of the store is applied before the load is installed. A read the
+// memo would answer when nothing checked for the last maxUnchecked first
+// checks: another process's write is seen within that time during
+// traffic, and at once when the store is idle. A write of another process
+// between a check and the next commit is found by the check after it.
 const maxUnchecked = 5 * time.Millisecond
+
+// dataVersionSQL reads the writer connection's data version.
+const dataVersionSQL = `PRAGMA data_version`
 
 // memoLoad is what the memo is loaded with.
 type memoLoad struct {
@@ -508,12 +515,35 @@ type memoLoad struct {
 	notes           bool
 }
 
-// foreign reads, in tx, whether another process wrote since the last
-// check, and if so (or if the memo is off, waiting for a load) what to
-// load the memo with. mu of the memo is not held.
-func (s *Store) foreign(ctx context.Context, tx *sql.Tx) (*memoLoad, error) {
+// checkOthers finds out whether another process wrote since the last
+// check and if so (or if the memo is off, waiting for a load) loads the
+// memo again. wmu is held. When the check or the load fails, the memo is
+// off: reads ask the database until a later check loads it.
+func (s *Store) checkOthers(ctx context.Context) {
+	load, err := s.foreign(ctx)
+	if err != nil {
+		s.memo.mu.Lock()
+		s.memo.on = false
+		s.memo.forgetAll()
+		s.memo.mu.Unlock()
+		s.logger.Warn("reads go to the database until it can be checked for other writers", zap.Error(err))
+		return
+	}
+	if load != nil {
+		s.reloaded(load)
+	}
+}
+
+// foreign reads whether another process wrote since the last check, and
+// if so (or if the memo is off, waiting for a load) what to load the memo
+// with. wmu is held, mu of the memo is not.
+func (s *Store) foreign(ctx context.Context) (*memoLoad, error) {
+	st, err := s.prepare(ctx, s.writer, dataVersionSQL)
+	if err != nil {
+		return nil, fmt.Errorf("check for other writers: %w", err)
+	}
 	var v int64
-	if err := tx.QueryRowContext(ctx, `PRAGMA data_version`).Scan(&v); err != nil {
+	if err := st.QueryRowContext(ctx).Scan(&v); err != nil {
 		return nil, fmt.Errorf("check for other writers: %w", err)
 	}
 	m := &s.memo
@@ -529,7 +559,7 @@ func (s *Store) foreign(ctx context.Context, tx *sql.Tx) (*memoLoad, error) {
 	if !changed {
 		return nil, nil
 	}
-	load, err := readMemoLoad(ctx, tx)
+	load, err := readMemoLoad(ctx, s.writer)
 	if err != nil {
 		return nil, fmt.Errorf("reload after another process wrote: %w", err)
 	}
@@ -588,14 +618,14 @@ func (m *memo) install(l *memoLoad) {
 }
 
 // memoOff reports whether the memo waits for a load: a check found
-// another process's write in a transaction that then failed.
+// another process's write and the load failed.
 func (s *Store) memoOff() bool {
 	s.memo.mu.Lock()
 	defer s.memo.mu.Unlock()
 	return !s.memo.on
 }
 
-// fresh makes sure a commit checked for other writers within the last
+// fresh makes sure the store checked for other writers within the last
 // maxUnchecked before the memo answers a read.
 func (s *Store) fresh(ctx context.Context) {
 	s.memo.mu.Lock()
@@ -604,7 +634,7 @@ func (s *Store) fresh(ctx context.Context) {
 	if ok {
 		return
 	}
-	// An empty write: its commit checks (see foreign). A failure leaves
-	// the memo as it is; the next read tries again.
-	_ = s.batch(ctx, func(context.Context, *sql.Tx) error { return nil })
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	s.checkOthers(context.WithoutCancel(ctx))
 }
