@@ -55,23 +55,16 @@ func (s *Store) IngestIn(ctx context.Context, ch state.Channel, msg state.Messag
 	defer unlock()
 	// The first message of a channel needs no read for the memo to know
 	// the channel's messages. A channel that was not stored may still
-	// have messages (Ingest asks for none), so that is checked, in the
-	// transaction: only for a channel new to the cache.
+	// have messages (Ingest asks for none), so the upsert tells.
 	known, ok := s.chans.has(ch.ID)
 	s.chans.set(ch.ID, nil)
 	var stored state.Channel
 	msg, isNew, err := s.ingestAfter(ctx, in, func(ctx context.Context, tx *sql.Tx) (empty bool, err error) {
-		if stored, err = scanChannel(s.txRow(ctx, tx, upsertChannelSQL, args...)); err != nil {
+		var found bool
+		if stored, err = scanChannelAnd(s.txRow(ctx, tx, ingestChannelSQL, args...), &found); err != nil {
 			return false, fmt.Errorf("upsert channel: %w", err)
 		}
-		if !ok || known {
-			return false, nil
-		}
-		var found bool
-		if err := s.txRow(ctx, tx, anyMessageSQL, ch.ID).Scan(&found); err != nil {
-			return false, fmt.Errorf("look for messages: %w", err)
-		}
-		return !found, nil
+		return ok && !known && !found, nil
 	})
 	if err != nil {
 		return state.Message{}, false, fmt.Errorf("ingest message %q in %q: %w", in.PlatformID, ch.ID, err)
@@ -80,8 +73,6 @@ func (s *Store) IngestIn(ctx context.Context, ch state.Channel, msg state.Messag
 	return msg, isNew, nil
 }
 
-// anyMessageSQL tells whether a channel has any message.
-const anyMessageSQL = `SELECT EXISTS (SELECT 1 FROM messages WHERE channel_id = ?)`
 
 // channelArgs validates ch and returns the arguments of upsertChannelSQL.
 func channelArgs(ch state.Channel) ([]any, error) {
@@ -110,14 +101,22 @@ ON CONFLICT (id) DO UPDATE SET
 	members   = coalesce(?6, channels.members)
 RETURNING ` + channelCols
 
+// ingestChannelSQL is upsertChannelSQL that also returns whether the
+// channel has any message.
+const ingestChannelSQL = upsertChannelSQL + `, EXISTS (SELECT 1 FROM messages WHERE channel_id = ?1)`
+
 const channelCols = `id, platform, native_id, grp, title, members`
 
-func scanChannel(sc scanner) (state.Channel, error) {
+func scanChannel(sc scanner) (state.Channel, error) { return scanChannelAnd(sc) }
+
+// scanChannelAnd scans a row of channelCols, and into extra the columns
+// that follow.
+func scanChannelAnd(sc scanner, extra ...any) (state.Channel, error) {
 	var (
 		ch      state.Channel
 		members string
 	)
-	if err := sc.Scan(&ch.ID, &ch.Platform, &ch.NativeID, &ch.Group, &ch.Title, &members); err != nil {
+	if err := sc.Scan(append([]any{&ch.ID, &ch.Platform, &ch.NativeID, &ch.Group, &ch.Title, &members}, extra...)...); err != nil {
 		return ch, err
 	}
 	if members != "" && members != "[]" {

@@ -433,7 +433,7 @@ func (s *Store) txStmt(ctx context.Context, tx *sql.Tx, query string) (*sql.Stmt
 
 // txQueries are the statements run inside write transactions, prepared on
 // the writer at Open for txStmt.
-var txQueries = []string{upsertChannelSQL, anyMessageSQL, ingestInsertSQL, ingestExistingSQL, trimCountSQL, setOutboxSQL, appendActionSQL, addTickSQL}
+var txQueries = []string{ingestChannelSQL, ingestInsertSQL, ingestExistingSQL, trimCountSQL, setOutboxSQL, appendActionSQL, addTickSQL}
 
 // txRow runs a one-row statement in tx, a write transaction.
 func (s *Store) txRow(ctx context.Context, tx *sql.Tx, query string, args ...any) scanner {
