@@ -73,7 +73,6 @@ func (s *Store) IngestIn(ctx context.Context, ch state.Channel, msg state.Messag
 	return msg, isNew, nil
 }
 
-
 // channelArgs validates ch and returns the arguments of upsertChannelSQL.
 func channelArgs(ch state.Channel) ([]any, error) {
 	if err := ch.Validate(); err != nil {

@@ -237,3 +237,45 @@ func TestFirstMessageNeedsNoRead(t *testing.T) {
 		t.Errorf("unread = %v, %v; want both messages", u, err)
 	}
 }
+
+// TestUnreadCountsPlan: the unread counts are read by seeking from
+// channel to channel in messages_channel, not by scanning the messages.
+func TestUnreadCountsPlan(t *testing.T) {
+	ctx := context.Background()
+	s, err := Open(ctx, filepath.Join(t.TempDir(), "airi.db"), zaptest.NewLogger(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	plan := explain(t, s, unreadCountsSQL, nil)
+	if !strings.Contains(plan, "messages_channel") {
+		t.Errorf("the plan does not use messages_channel:\n%s", plan)
+	}
+	for _, bad := range []string{"SCAN messages", "TEMP B-TREE"} {
+		if strings.Contains(plan, bad) {
+			t.Errorf("the plan has %q:\n%s", bad, plan)
+		}
+	}
+	// Channels without unread messages, and several with, as counted.
+	for i, m := range []struct {
+		ch   string
+		read bool
+	}{{"a", true}, {"b", false}, {"b", false}, {"c", true}, {"d", false}} {
+		stored, _, err := s.Ingest(ctx, state.Message{ChannelID: m.ch, PlatformID: fmt.Sprint(i), SenderName: "U", Content: "m", Time: time.Unix(1, 0)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.read {
+			if err := s.MarkRead(ctx, []int64{stored.ID}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	l, err := readMemoLoad(ctx, s.reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(l.unread) != 2 || l.unread["b"] != 2 || l.unread["d"] != 1 {
+		t.Errorf("unread counts = %v, want b: 2, d: 1", l.unread)
+	}
+}

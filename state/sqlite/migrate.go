@@ -217,6 +217,12 @@ CREATE TABLE prompt_bases (
 ALTER TABLE ticks ADD COLUMN base INTEGER;
 ALTER TABLE ticks ADD COLUMN base_len INTEGER NOT NULL DEFAULT 0;
 `,
+	// 12: messages_channel (channel_id, read, id) finds a channel's
+	// unread messages as well as the partial index of them did, which
+	// every message stored and read also had to update.
+	`
+DROP INDEX messages_unread;
+`,
 }
 
 // SchemaVersion is the schema version this build creates and understands.
