@@ -121,7 +121,14 @@ func TestMemoMatchesDatabase(t *testing.T) {
 					ids = append(ids, m.ID)
 				}
 			}
-			ids = append(ids, 999_999) // unknown ids are ignored
+			switch rng.IntN(3) {
+			case 0:
+				ids = append(ids, 999_999) // unknown ids are ignored
+			case 1:
+				if len(ids) > 0 {
+					ids = append(ids, ids[0]) // an id twice
+				}
+			}
 			if err := s.MarkRead(ctx, ids); err != nil {
 				t.Fatal(err)
 			}
