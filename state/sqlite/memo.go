@@ -52,12 +52,13 @@ type memo struct {
 	checked     time.Time
 }
 
-// maxViewMessages bounds the messages the views hold in all (a few
-// megabytes): past it, views of other channels are dropped. maxViewUnread
+// maxViewMessages bounds the messages the views hold in all (about half
+// a megabyte; a burst of a thousand chats fits): past it, views of other
+// channels are dropped. maxViewUnread
 // bounds the unread messages of one view: a channel with more is read
 // from the database every time.
 const (
-	maxViewMessages = 16384
+	maxViewMessages = 2048
 	maxViewUnread   = 64
 	// viewHistory is how many history messages a fill reads at least
 	// (the prompt's default window); a larger History limit reads more.
