@@ -25,14 +25,8 @@ func (s *Store) AppendAction(ctx context.Context, rec state.ActionRecord) (int64
 	if rec.ChannelID == "" {
 		return 0, errors.New("append action: empty channel id")
 	}
-	var id int64
-	err := s.writeStmtApply(ctx, appendActionSQL, func(ctx context.Context, st *sql.Stmt) error {
-		res, err := st.ExecContext(ctx, actionArgs(rec)...)
-		if err == nil {
-			id, _, err = insertedID(res)
-		}
-		return err
-	}, func(m *memo) { m.setActions(rec.ChannelID, m.actions[rec.ChannelID]+1) })
+	id, err := s.insertApply(ctx, func(m *memo) { m.setActions(rec.ChannelID, m.actions[rec.ChannelID]+1) },
+		appendActionSQL, actionArgs(rec)...)
 	if err != nil {
 		return 0, fmt.Errorf("append action to %q: %w", rec.ChannelID, err)
 	}
@@ -72,10 +66,7 @@ func scanAction(sc scanner) (state.ActionRecord, error) {
 
 // ClearActions forgets a channel's action history.
 func (s *Store) ClearActions(ctx context.Context, channelID string) error {
-	err := s.writeStmtApply(ctx, `DELETE FROM actions WHERE channel_id = ?`, func(ctx context.Context, st *sql.Stmt) error {
-		_, err := st.ExecContext(ctx, channelID)
-		return err
-	}, func(m *memo) { m.setActions(channelID, 0) })
+	_, err := s.execApply(ctx, func(m *memo) { m.setActions(channelID, 0) }, `DELETE FROM actions WHERE channel_id = ?`, channelID)
 	if err != nil {
 		return fmt.Errorf("clear actions of %q: %w", channelID, err)
 	}

@@ -64,12 +64,10 @@ func (s *Store) SetChannelControl(ctx context.Context, c state.ChannelControl) e
 		return err
 	}
 	c.PausedUntil = normTime(c.PausedUntil)
-	err := s.writeStmtApply(ctx, `
+	_, err := s.execApply(ctx, func(m *memo) { m.setControl(c) }, `
 INSERT INTO channel_controls (channel_id, paused, paused_until, mode) VALUES (?1, ?2, ?3, ?4)
-ON CONFLICT (channel_id) DO UPDATE SET paused = ?2, paused_until = ?3, mode = ?4`, func(ctx context.Context, st *sql.Stmt) error {
-		_, err := st.ExecContext(ctx, c.ChannelID, boolInt(c.Paused), encTime(c.PausedUntil), c.Mode)
-		return err
-	}, func(m *memo) { m.setControl(c) })
+ON CONFLICT (channel_id) DO UPDATE SET paused = ?2, paused_until = ?3, mode = ?4`,
+		c.ChannelID, boolInt(c.Paused), encTime(c.PausedUntil), c.Mode)
 	if err != nil {
 		return fmt.Errorf("set control of %q: %w", c.ChannelID, err)
 	}

@@ -291,30 +291,39 @@ func (s *Store) writeStmtApply(ctx context.Context, query string, run func(ctx c
 
 // exec runs a write statement on the writer connection, batched with
 // others arriving at the same time.
-func (s *Store) exec(ctx context.Context, query string, args ...any) (res sql.Result, err error) {
-	err = s.writeStmt(ctx, query, func(ctx context.Context, st *sql.Stmt) error {
+func (s *Store) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	return s.execApply(ctx, nil, query, args...)
+}
+
+// execApply is exec for a write that changes what the memo keeps: apply
+// applies it once committed (see writeReq.apply).
+func (s *Store) execApply(ctx context.Context, apply func(m *memo), query string, args ...any) (res sql.Result, err error) {
+	err = s.writeStmtApply(ctx, query, func(ctx context.Context, st *sql.Stmt) error {
 		res, err = st.ExecContext(ctx, args...)
 		return err
-	})
+	}, apply)
 	return res, err
 }
 
 // insert runs an INSERT of one row on the writer connection, batched
 // with others arriving at the same time, and returns the row's id.
-func (s *Store) insert(ctx context.Context, query string, args ...any) (id int64, err error) {
-	err = s.writeStmt(ctx, query, func(ctx context.Context, st *sql.Stmt) error {
-		res, err := st.ExecContext(ctx, args...)
-		if err == nil {
-			id, _, err = insertedID(res)
-		}
-		return err
-	})
-	return id, err
-}
-
-// Inserts return the new row's id from the statement's result rather than
+//
+// Inserts take the new row's id from the statement's result rather than
 // with RETURNING: in a transaction, database/sql starts a goroutine for
 // every statement that returns rows.
+func (s *Store) insert(ctx context.Context, query string, args ...any) (int64, error) {
+	return s.insertApply(ctx, nil, query, args...)
+}
+
+// insertApply is insert for a write that changes what the memo keeps:
+// apply applies it once committed (see writeReq.apply).
+func (s *Store) insertApply(ctx context.Context, apply func(m *memo), query string, args ...any) (id int64, err error) {
+	res, err := s.execApply(ctx, apply, query, args...)
+	if err == nil {
+		id, _, err = insertedID(res)
+	}
+	return id, err
+}
 
 // txInsert runs an INSERT of one row in tx, a write transaction, and
 // returns the row's id; inserted is false when it inserted nothing (ON
