@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	"github.com/airi-go/airi/state"
 )
@@ -231,16 +232,7 @@ func (s *Store) MarkRead(ctx context.Context, ids []int64) error {
 	if len(ids) == 0 {
 		return nil
 	}
-	query, arg, err := idsStatement(ids, markReadSQL, markReadManySQL)
-	if err != nil {
-		return fmt.Errorf("mark read: %w", err)
-	}
-	var marked map[string][]int64
-	err = s.writeStmtApply(ctx, query, func(ctx context.Context, st *sql.Stmt) error {
-		marked, err = idsByChannel(st.QueryContext(ctx, arg))
-		return err
-	}, func(m *memo) { m.markedRead(marked) })
-	if err != nil {
+	if err := s.updateIDs(ctx, ids, markReadSQL, markReadManySQL, nil, (*memo).markedRead); err != nil {
 		return fmt.Errorf("mark %d messages read: %w", len(ids), err)
 	}
 	return nil
@@ -248,22 +240,35 @@ func (s *Store) MarkRead(ctx context.Context, ids []int64) error {
 
 // markReadSQL marks messages read and returns those it changed, so that
 // the memo learns which channels' unread messages they were; in two forms
-// (see idsStatement).
+// (see updateIDs).
 const (
 	markReadSQL     = `UPDATE messages SET read = 1 WHERE read = 0 AND id = ? RETURNING id, channel_id`
 	markReadManySQL = `UPDATE messages SET read = 1 WHERE read = 0 AND id IN (SELECT value FROM json_each(?)) RETURNING id, channel_id`
 )
 
-// idsStatement picks the form of a statement over message ids: one, for
-// a single id (the common case), or many, which takes every id in one
-// JSON array parameter (any number stays under SQLite's variable
-// limit); arg is the ids parameter.
-func idsStatement(ids []int64, one, many string) (query string, arg any, err error) {
+// updateIDs runs an UPDATE of messages by id that returns the id and
+// channel of each row it changed, in one of two forms: one, for a single
+// id (the common case), or many, which takes every id in one JSON array
+// parameter (any number stays under SQLite's variable limit). The ids
+// parameter follows lead. Once committed, apply gets the changed ids by
+// channel.
+func (s *Store) updateIDs(ctx context.Context, ids []int64, one, many string, lead []any, apply func(m *memo, byChannel map[string][]int64)) error {
+	query, arg := one, any(nil)
 	if len(ids) == 1 {
-		return one, ids[0], nil
+		arg = ids[0]
+	} else {
+		arr, err := json.Marshal(ids)
+		if err != nil {
+			return err
+		}
+		query, arg = many, string(arr)
 	}
-	arr, err := json.Marshal(ids)
-	return many, string(arr), err
+	args := append(slices.Clip(lead), arg)
+	var changed map[string][]int64
+	return s.writeStmtApply(ctx, query, func(ctx context.Context, st *sql.Stmt) (err error) {
+		changed, err = idsByChannel(st.QueryContext(ctx, args...))
+		return err
+	}, func(m *memo) { apply(m, changed) })
 }
 
 // idsByChannel collects the (id, channel id) rows of an UPDATE ...
@@ -292,15 +297,9 @@ func (s *Store) SetDecision(ctx context.Context, ids []int64, decision string) e
 	if len(ids) == 0 {
 		return nil
 	}
-	query, arg, err := idsStatement(ids, setDecisionSQL, setDecisionManySQL)
-	if err != nil {
-		return fmt.Errorf("record decision %q on %d messages: %w", decision, len(ids), err)
-	}
-	var decided map[string][]int64
-	err = s.writeStmtApply(ctx, query, func(ctx context.Context, st *sql.Stmt) (err error) {
-		decided, err = idsByChannel(st.QueryContext(ctx, decision, arg))
-		return err
-	}, func(m *memo) { m.decided(decided, decision) })
+	err := s.updateIDs(ctx, ids, setDecisionSQL, setDecisionManySQL, []any{decision}, func(m *memo, byChannel map[string][]int64) {
+		m.decided(byChannel, decision)
+	})
 	if err != nil {
 		return fmt.Errorf("record decision %q on %d messages: %w", decision, len(ids), err)
 	}
@@ -308,7 +307,7 @@ func (s *Store) SetDecision(ctx context.Context, ids []int64, decision string) e
 }
 
 // setDecisionSQL records a decision on messages, in two forms (see
-// idsStatement).
+// updateIDs).
 const (
 	setDecisionSQL     = `UPDATE messages SET decision = ? WHERE id = ? RETURNING id, channel_id`
 	setDecisionManySQL = `UPDATE messages SET decision = ? WHERE id IN (SELECT value FROM json_each(?)) RETURNING id, channel_id`
