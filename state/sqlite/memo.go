@@ -78,6 +78,22 @@ type view struct {
 // size is the number of messages v holds.
 func (v *view) size() int { return len(v.unread) + len(v.hist) }
 
+// addHistory adds msg, read, to the channel's history, keeping the newest
+// maxViewHistory messages of it.
+func (v *view) addHistory(msg state.Message) {
+	v.total++
+	v.hist = insertByID(v.hist, msg)
+	if len(v.hist) > maxViewHistory {
+		v.hist = slices.Delete(v.hist, 0, len(v.hist)-maxViewHistory)
+	}
+}
+
+// holdsHistory reports whether v holds the newest n messages of the
+// channel's history (n <= 0: all of it).
+func (v *view) holdsHistory(n int) bool {
+	return n > 0 && n <= len(v.hist) || len(v.hist) >= v.total
+}
+
 // viewFill is a view being read from the database.
 type viewFill struct{ spoiled bool }
 
@@ -150,11 +166,7 @@ func (m *memo) stored(msg state.Message, first bool) {
 	if !msg.Read {
 		v.unread = insertByID(v.unread, msg)
 	} else {
-		v.total++
-		v.hist = insertByID(v.hist, msg)
-		if len(v.hist) > maxViewHistory {
-			v.hist = slices.Delete(v.hist, 0, len(v.hist)-maxViewHistory)
-		}
+		v.addHistory(msg)
 	}
 	m.grown(msg.ChannelID, v.size()-n)
 }
@@ -189,11 +201,7 @@ func (m *memo) markedRead(byChannel map[string][]int64) {
 			msg := v.unread[i]
 			msg.Read = true
 			v.unread = slices.Delete(v.unread, i, i+1)
-			v.total++
-			v.hist = insertByID(v.hist, msg)
-			if len(v.hist) > maxViewHistory {
-				v.hist = slices.Delete(v.hist, 0, len(v.hist)-maxViewHistory)
-			}
+			v.addHistory(msg)
 		}
 		if v != nil {
 			m.grown(id, v.size()-n)

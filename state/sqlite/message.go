@@ -321,7 +321,7 @@ func (s *Store) History(ctx context.Context, channelID string, limit int) ([]sta
 		total int
 	)
 	ok, err := s.inView(ctx, channelID, limit, func(v *view) bool {
-		if (limit <= 0 || limit > len(v.hist)) && len(v.hist) < v.total {
+		if !v.holdsHistory(limit) {
 			return false
 		}
 		msgs, total = tail(v.hist, limit), v.total
@@ -359,7 +359,7 @@ func (s *Store) RecentOwn(ctx context.Context, channelID string, scan, limit int
 		}
 	}()
 	ok, err := s.inView(ctx, channelID, 0, func(v *view) bool {
-		if (scan <= 0 || scan > len(v.hist)) && len(v.hist) < v.total {
+		if !v.holdsHistory(scan) {
 			return false
 		}
 		out = nil
