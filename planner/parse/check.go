@@ -20,16 +20,11 @@ type schemaCheck struct {
 	fields []fieldCheck // aligned with actionInfo.fields
 }
 
-// fieldCheck is one property's constraints.
+// fieldCheck is one property's constraints: the registry's, with its
+// integer bounds parsed.
 type fieldCheck struct {
-	typ       string
-	minLength int64 // -1 when absent
-	maxLength int64
-	minimum   *int64
-	maximum   *int64
-	exclMin   *int64
-	exclMax   *int64
-	enum      []string
+	actions.Field
+	minimum, maximum, exclMin, exclMax *int64
 }
 
 // newSchemaCheck makes the checks of an action's fields.
@@ -42,7 +37,7 @@ func newSchemaCheck(fields []actions.Field) schemaCheck {
 			f.Enum != nil && f.Type != "string":
 			return schemaCheck{}
 		}
-		fc := fieldCheck{typ: f.Type, minLength: int64(f.MinLength), maxLength: int64(f.MaxLength), enum: f.Enum}
+		fc := fieldCheck{Field: f}
 		for _, b := range []struct {
 			lit string
 			to  **int64
@@ -64,30 +59,30 @@ func newSchemaCheck(fields []actions.Field) schemaCheck {
 // check reports the first constraint a set slot violates, in words for
 // the model.
 func (fc *fieldCheck) check(s *slot) (string, bool) {
-	switch fc.typ {
+	switch fc.Type {
 	case "string":
 		if s.kind != jStr {
 			return "must be a string", false
 		}
-		if fc.minLength >= 0 || fc.maxLength >= 0 {
-			n := int64(utf8.RuneCountInString(s.str))
-			if fc.minLength >= 0 && n < fc.minLength {
-				if fc.minLength == 1 {
+		if fc.MinLength >= 0 || fc.MaxLength >= 0 {
+			n := utf8.RuneCountInString(s.str)
+			if fc.MinLength >= 0 && n < fc.MinLength {
+				if fc.MinLength == 1 {
 					return "must not be empty", false
 				}
-				return fmt.Sprintf("must be at least %d characters long", fc.minLength), false
+				return fmt.Sprintf("must be at least %d characters long", fc.MinLength), false
 			}
-			if fc.maxLength >= 0 && n > fc.maxLength {
-				return fmt.Sprintf("must be at most %d characters long", fc.maxLength), false
+			if fc.MaxLength >= 0 && n > fc.MaxLength {
+				return fmt.Sprintf("must be at most %d characters long", fc.MaxLength), false
 			}
 		}
-		if fc.enum != nil {
-			for _, e := range fc.enum {
+		if fc.Enum != nil {
+			for _, e := range fc.Enum {
 				if e == s.str {
 					return "", true
 				}
 			}
-			return fmt.Sprintf("must be one of %q", fc.enum), false
+			return fmt.Sprintf("must be one of %q", fc.Enum), false
 		}
 	case "integer":
 		if s.kind != jNum {
