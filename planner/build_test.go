@@ -390,3 +390,29 @@ func BenchmarkBuildFirstTick(b *testing.B) {
 		}
 	}
 }
+
+// TestStaticFieldsCoverStaticData: the system message's cache key covers
+// staticFields only, so staticData (and the memory notes) must fill no
+// other part of prompts.Data; a part filled beside them would change
+// what the system sections see without changing the key.
+func TestStaticFieldsCoverStaticData(t *testing.T) {
+	b := newTestBuilder(t, "", BuilderOptions{BotName: "airi"})
+	msg := state.Message{ID: 1, ChannelID: "c", SenderID: "u", SenderName: "Ann", Content: "hi", Time: testNow}
+	in := Input{
+		Platform: "telegram", BotName: "Bot", Language: "en", Attention: "mentions",
+		Channel: state.Channel{ID: "c", Platform: "telegram", NativeID: "c", Title: "Chat", Group: true, Members: []string{"Ann"}},
+		History: []state.Message{msg}, HistoryTotal: 1, Incoming: []state.Message{msg}, Remaining: 1,
+		Actions: []state.ActionRecord{{ChannelID: "c", Name: "continue"}}, Wake: 2,
+		Unread: map[string]int{"d": 1}, Channels: []state.Channel{{ID: "d", Title: "Other"}}, Now: testNow,
+	}
+	d := b.staticData(b.src.Current(), in)
+	d.Memory = []prompts.Note{{ID: "1", Scope: "global", Text: "a note"}}
+	var zero prompts.Data
+	others := prompts.FieldAll &^ staticFields
+	if got, want := d.AppendKey(nil, others), zero.AppendKey(nil, others); !bytes.Equal(got, want) {
+		t.Errorf("staticData fills parts the system message's cache key leaves out: %q, empty %q", got, want)
+	}
+	if bytes.Equal(d.AppendKey(nil, staticFields), zero.AppendKey(nil, staticFields)) {
+		t.Error("the static parts read as empty: the check above proves nothing")
+	}
+}
