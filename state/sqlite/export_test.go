@@ -1,5 +1,12 @@
 package sqlite
 
-// MaxUnchecked is how long another process's write may go unseen by a
-// read the memo answers (maxUnchecked).
-const MaxUnchecked = maxUnchecked
+import "time"
+
+// Unchecked makes s's next read the memo would answer check for other
+// processes' writes first, as it does once maxUnchecked passed since the
+// last check.
+func Unchecked(s *Store) {
+	s.memo.mu.Lock()
+	defer s.memo.mu.Unlock()
+	s.memo.checked = time.Time{}
+}

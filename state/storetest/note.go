@@ -278,8 +278,8 @@ func checkNotes(t *testing.T, s state.Store, want []state.Note) {
 // RunHasNotes saves and deletes a note through other, a second store on
 // the same database (as `airi memory import` and `airi memory delete` do
 // from another process), and checks that runtime sees each change once
-// settle returned: settle waits as long as the engine documents that
-// another process's write may go unseen (nil: not at all).
+// settle returned: settle brings about what lets the engine see another
+// process's write, as the time it documents passing (nil: nothing).
 func RunHasNotes(t *testing.T, runtime planner.NoteChecker, other state.Store, settle func()) {
 	t.Helper()
 	ctx := context.Background()
