@@ -16,15 +16,7 @@ func (s *Store) AddTick(ctx context.Context, t state.Tick) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	var id int64
-	err = s.batchApply(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		if err := s.tickBase(ctx, tx, tr, args); err != nil {
-			return err
-		}
-		var err error
-		id, _, err = s.txInsert(ctx, tx, addTickSQL, args...)
-		return err
-	}, func(*memo) { s.keepBase(tr) })
+	_, id, err := s.recordTick(ctx, nil, 0, 0, args, tr)
 	if err != nil {
 		return 0, fmt.Errorf("add tick for %q: %w", t.ChannelID, err)
 	}
@@ -109,6 +101,16 @@ func (s *Store) RecordTick(ctx context.Context, act *state.ActionRecord, keep, o
 	if err != nil {
 		return 0, 0, err
 	}
+	actionID, tickID, err = s.recordTick(ctx, act, keep, over, args, tr)
+	if err != nil {
+		return 0, 0, fmt.Errorf("record tick for %q: %w", t.ChannelID, err)
+	}
+	return actionID, tickID, nil
+}
+
+// recordTick stores the tick of args and tr (see tickArgs), after act
+// when it is not nil, in one transaction: RecordTick, and AddTick.
+func (s *Store) recordTick(ctx context.Context, act *state.ActionRecord, keep, over int, args []any, tr *tickRequest) (actionID, tickID int64, err error) {
 	left := 0
 	err = s.batchApply(ctx, func(ctx context.Context, tx *sql.Tx) (err error) {
 		actionID, tickID = 0, 0
@@ -137,10 +139,7 @@ func (s *Store) RecordTick(ctx context.Context, act *state.ActionRecord, keep, o
 		}
 		s.keepBase(tr)
 	})
-	if err != nil {
-		return 0, 0, fmt.Errorf("record tick for %q: %w", t.ChannelID, err)
-	}
-	return actionID, tickID, nil
+	return actionID, tickID, err
 }
 
 // Ticks returns tick records in id order: of one channel when f.ChannelID
