@@ -95,7 +95,7 @@ func TestMemoMatchesDatabase(t *testing.T) {
 		switch k := rng.IntN(100); {
 		case k < 35:
 			op = "ingest"
-			if rng.IntN(8) == 0 && len(channels) < 24 {
+			if rng.IntN(8) == 0 && len(channels) < 8 {
 				// The first message of a channel not stored yet.
 				ch = fmt.Sprint("new", step)
 				channels = append(channels, ch)
