@@ -9,8 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"go.uber.org/zap/zaptest"
-
 	"github.com/airi-go/airi/state"
 )
 
@@ -30,16 +28,15 @@ func tickWith(ch string, req ...state.ChatMessage) state.Tick {
 func TestPromptBases(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "airi.db")
-	s, err := Open(ctx, path, zaptest.NewLogger(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := openAt(t, path)
 	user := state.ChatMessage{Role: "user", Content: "state: 1 unread"}
 	var want []state.Tick
 	add := func(tk state.Tick, record bool) {
 		t.Helper()
-		var id int64
+		var (
+			id  int64
+			err error
+		)
 		if record {
 			_, id, err = s.RecordTick(ctx, nil, 20, 50, tk)
 		} else {
@@ -108,11 +105,7 @@ func TestPromptBases(t *testing.T) {
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	s2, err := Open(ctx, path, zaptest.NewLogger(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s2.Close()
+	s2 := openAt(t, path)
 	check("the store opened again", s2)
 }
 
@@ -120,11 +113,7 @@ func TestPromptBases(t *testing.T) {
 // unless the store may still write ticks with it.
 func TestPruneBases(t *testing.T) {
 	ctx := context.Background()
-	s, err := Open(ctx, filepath.Join(t.TempDir(), "airi.db"), zaptest.NewLogger(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := openAt(t, filepath.Join(t.TempDir(), "airi.db"))
 	old, now := time.Unix(1_600_000_000, 0), time.Unix(1_700_000_000, 0)
 	for i := range maxBases + 4 {
 		tk := tickWith(fmt.Sprint("c", i), state.ChatMessage{Role: "system", Content: system(fmt.Sprint("persona ", i, ":"), "x")})

@@ -8,8 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"go.uber.org/zap/zaptest"
-
 	"github.com/airi-go/airi/state"
 )
 
@@ -19,11 +17,7 @@ import (
 // by hand here, as it happens when a reader and the writer overlap.
 func TestMemoFillSpoiled(t *testing.T) {
 	ctx := context.Background()
-	s, err := Open(ctx, filepath.Join(t.TempDir(), "airi.db"), zaptest.NewLogger(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := openAt(t, filepath.Join(t.TempDir(), "airi.db"))
 	ch := state.Channel{ID: "c", Platform: "telegram", NativeID: "c"}
 	msg := func(id string) state.Message {
 		return state.Message{ChannelID: "c", PlatformID: id, SenderName: "U", Content: "m" + id, Time: time.Unix(1, 0)}
@@ -65,12 +59,7 @@ func TestMemoFillSpoiled(t *testing.T) {
 // newest history messages from the index messages_channel, sorting
 // nothing and scanning no table.
 func TestViewPlan(t *testing.T) {
-	ctx := context.Background()
-	s, err := Open(ctx, filepath.Join(t.TempDir(), "airi.db"), zaptest.NewLogger(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := openAt(t, filepath.Join(t.TempDir(), "airi.db"))
 	plan := explain(t, s, viewSQL, []any{"c", maxViewUnread + 1, viewHistory})
 	if n := strings.Count(plan, "USING INDEX messages_channel (channel_id=? AND read=?)"); n != 2 {
 		t.Errorf("%d of the two parts read the index messages_channel:\n%s", n, plan)
@@ -89,16 +78,8 @@ func TestViewPlan(t *testing.T) {
 func TestMemoSeesOtherWriters(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "airi.db")
-	bot, err := Open(ctx, path, zaptest.NewLogger(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer bot.Close()
-	op, err := Open(ctx, path, zaptest.NewLogger(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer op.Close()
+	bot := openAt(t, path)
+	op := openAt(t, path)
 	ch := state.Channel{ID: "c", Platform: "telegram", NativeID: "c"}
 	msg := func(id string) state.Message {
 		return state.Message{ChannelID: "c", PlatformID: id, SenderName: "U", Content: "m" + id, Time: time.Unix(1, 0)}
@@ -201,11 +182,7 @@ func TestViewBudget(t *testing.T) {
 // message just stored is known without reading it.
 func TestFirstMessageNeedsNoRead(t *testing.T) {
 	ctx := context.Background()
-	s, err := Open(ctx, filepath.Join(t.TempDir(), "airi.db"), zaptest.NewLogger(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := openAt(t, filepath.Join(t.TempDir(), "airi.db"))
 	m, _, err := s.IngestIn(ctx, state.Channel{ID: "c", Platform: "telegram", NativeID: "c"},
 		state.Message{ChannelID: "c", PlatformID: "1", SenderName: "U", Content: "hi", Time: time.Unix(1, 0)})
 	if err != nil {
@@ -242,11 +219,7 @@ func TestFirstMessageNeedsNoRead(t *testing.T) {
 // channel to channel in messages_channel, not by scanning the messages.
 func TestUnreadCountsPlan(t *testing.T) {
 	ctx := context.Background()
-	s, err := Open(ctx, filepath.Join(t.TempDir(), "airi.db"), zaptest.NewLogger(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := openAt(t, filepath.Join(t.TempDir(), "airi.db"))
 	plan := explain(t, s, unreadCountsSQL, nil)
 	if !strings.Contains(plan, "messages_channel") {
 		t.Errorf("the plan does not use messages_channel:\n%s", plan)

@@ -6,8 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"go.uber.org/zap/zaptest"
-
 	"github.com/airi-go/airi/state"
 )
 
@@ -16,12 +14,7 @@ import (
 // the scan limit: a busy channel's older history is neither read nor
 // sorted, and no temporary list of ids is built.
 func TestRecentOwnPlan(t *testing.T) {
-	ctx := context.Background()
-	s, err := Open(ctx, filepath.Join(t.TempDir(), "airi.db"), zaptest.NewLogger(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := openAt(t, filepath.Join(t.TempDir(), "airi.db"))
 	plan := explain(t, s, recentOwnSQL, []any{"c", 100})
 	if !strings.Contains(plan, "USING INDEX messages_channel (channel_id=? AND read=?)") {
 		t.Errorf("the window is not read from the index messages_channel:\n%s", plan)
@@ -38,11 +31,7 @@ func TestRecentOwnPlan(t *testing.T) {
 // cache keeps what the upsert stored.
 func TestChannelCacheDropsStaleReads(t *testing.T) {
 	ctx := context.Background()
-	s, err := Open(ctx, filepath.Join(t.TempDir(), "airi.db"), zaptest.NewLogger(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := openAt(t, filepath.Join(t.TempDir(), "airi.db"))
 	if err := s.UpsertChannel(ctx, state.Channel{ID: "c", Platform: "telegram", Title: "old"}); err != nil {
 		t.Fatal(err)
 	}

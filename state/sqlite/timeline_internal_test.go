@@ -16,12 +16,7 @@ import (
 // newest first and cut by LIMIT: SQLite neither reads the whole channel
 // nor sorts it, however many ticks and messages it holds.
 func TestTimelinePlan(t *testing.T) {
-	ctx := context.Background()
-	s, err := Open(ctx, filepath.Join(t.TempDir(), "airi.db"), zaptest.NewLogger(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := openAt(t, filepath.Join(t.TempDir(), "airi.db"))
 	cursor := state.TimelinePos{Time: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), Tick: true, ID: 9000}
 	tests := []struct {
 		name      string
@@ -61,6 +56,17 @@ func TestTimelinePlan(t *testing.T) {
 			}
 		})
 	}
+}
+
+// openAt opens the store at path for a test, closed when it ends.
+func openAt(t *testing.T, path string) *Store {
+	t.Helper()
+	s, err := Open(context.Background(), path, zaptest.NewLogger(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	return s
 }
 
 func explain(t *testing.T, s *Store, query string, args []any) string {
