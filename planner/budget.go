@@ -4,7 +4,7 @@ import (
 	"math"
 	"strings"
 
-	"github.com/airi-go/airi/planner/tokens"
+	"github.com/airi-go/airi/internal/tokens"
 	"github.com/airi-go/airi/prompts"
 	"github.com/airi-go/airi/state"
 )

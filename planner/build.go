@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/airi-go/airi/actions"
-	"github.com/airi-go/airi/planner/tokens"
+	"github.com/airi-go/airi/internal/tokens"
 	"github.com/airi-go/airi/prompts"
 	"github.com/airi-go/airi/state"
 )

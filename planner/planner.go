@@ -1,6 +1,8 @@
 // Package planner turns a channel's situation into one model request
-// (sections, history window, state message), calls the model, and parses
-// the answer, however broken, into one action.
+// (sections, history window, state message) and defines the Model a
+// client answers it through. It neither calls the model nor parses the
+// answer: the scheduler does both, with a client such as planner/openai
+// and the parser in planner/parse.
 package planner
 
 import (

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/airi-go/airi/planner/tokens"
+	"github.com/airi-go/airi/internal/tokens"
 	"github.com/airi-go/airi/prompts"
 	"github.com/airi-go/airi/state"
 )

@@ -15,7 +15,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/airi-go/airi/planner"
-	"github.com/airi-go/airi/planner/tokens"
+	"github.com/airi-go/airi/internal/tokens"
 	"github.com/airi-go/airi/prompts"
 	"github.com/airi-go/airi/scheduler"
 	"github.com/airi-go/airi/scheduler/attention"

@@ -17,7 +17,7 @@ import (
 	"github.com/airi-go/airi/adapters/telegram/telegramtest"
 	"github.com/airi-go/airi/planner"
 	"github.com/airi-go/airi/planner/openai/openaitest"
-	"github.com/airi-go/airi/planner/tokens"
+	"github.com/airi-go/airi/internal/tokens"
 	"github.com/airi-go/airi/prompts"
 	"github.com/airi-go/airi/state"
 	"github.com/airi-go/airi/state/sqlite"

@@ -13,7 +13,7 @@ import (
 	"go.uber.org/zap"
 	"golang.org/x/term"
 
-	"github.com/airi-go/airi/planner/tokens"
+	"github.com/airi-go/airi/internal/tokens"
 	"github.com/airi-go/airi/scheduler"
 	"github.com/airi-go/airi/scheduler/replay"
 	"github.com/airi-go/airi/state"

@@ -15,7 +15,7 @@ import (
 	"github.com/airi-go/airi/actions"
 	"github.com/airi-go/airi/planner"
 	"github.com/airi-go/airi/planner/parse"
-	"github.com/airi-go/airi/planner/tokens"
+	"github.com/airi-go/airi/internal/tokens"
 	"github.com/airi-go/airi/prompts"
 	"github.com/airi-go/airi/scheduler"
 	"github.com/airi-go/airi/scheduler/eval"

@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/airi-go/airi/actions"
-	"github.com/airi-go/airi/planner/tokens"
+	"github.com/airi-go/airi/internal/tokens"
 )
 
 // WriteHTML writes the result as one self-contained HTML page (no script,

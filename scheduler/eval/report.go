@@ -8,7 +8,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/airi-go/airi/planner/tokens"
+	"github.com/airi-go/airi/internal/tokens"
 	"github.com/airi-go/airi/scheduler/replay"
 )
 

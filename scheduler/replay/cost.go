@@ -10,7 +10,7 @@ import (
 	"github.com/airi-go/airi/state"
 )
 
-// TokenCounter counts the prompt tokens of a request (planner/tokens'
+// TokenCounter counts the prompt tokens of a request (internal/tokens'
 // o200k Counter).
 type TokenCounter interface {
 	Request(msgs []state.ChatMessage) int

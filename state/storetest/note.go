@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/airi-go/airi/planner"
 	"github.com/airi-go/airi/state"
 )
 
@@ -280,7 +279,9 @@ func checkNotes(t *testing.T, s state.Store, want []state.Note) {
 // from another process), and checks that runtime sees each change once
 // settle returned: settle brings about what lets the engine see another
 // process's write, as the time it documents passing (nil: nothing).
-func RunHasNotes(t *testing.T, runtime planner.NoteChecker, other state.Store, settle func()) {
+func RunHasNotes(t *testing.T, runtime interface {
+	HasNotes(ctx context.Context) (bool, error)
+}, other state.Store, settle func()) {
 	t.Helper()
 	ctx := context.Background()
 	has := func(want bool) {

@@ -1,6 +1,6 @@
 package tokens
 
-import "github.com/airi-go/airi/planner/tokens/internal/vocab"
+import "github.com/airi-go/airi/internal/tokens/internal/vocab"
 
 // scanMax is the longest piece, in bytes, merged in place on the stack;
 // longer ones (rare: long runs of spaces or symbols) take mergeHeap.

@@ -26,7 +26,7 @@ func TestFilesUpToDate(t *testing.T) {
 			t.Fatal(err)
 		}
 		if sha256.Sum256(got) != sha256.Sum256(f.want) {
-			t.Errorf("%s differs from what genvocab writes (%d bytes, want %d); run go generate ./planner/tokens/...", f.name, len(got), len(f.want))
+			t.Errorf("%s differs from what genvocab writes (%d bytes, want %d); run go generate ./internal/tokens/...", f.name, len(got), len(f.want))
 		}
 		t.Logf("%s: %d bytes", f.name, len(got))
 	}

@@ -11,7 +11,7 @@ import (
 
 	"github.com/tiktoken-go/tokenizer/codec"
 
-	"github.com/airi-go/airi/planner/tokens/internal/vocab"
+	"github.com/airi-go/airi/internal/tokens/internal/vocab"
 )
 
 func main() {

@@ -67,7 +67,7 @@ func BenchmarkCount(b *testing.B) {
 // heap it keeps and the resident memory it adds. The first counter of a
 // process is the one that costs, so run it alone and once:
 //
-//	go test -run '^$' -bench '^BenchmarkNew$' -benchtime 1x ./planner/tokens
+//	go test -run '^$' -bench '^BenchmarkNew$' -benchtime 1x ./internal/tokens
 func BenchmarkNew(b *testing.B) {
 	heap0, rss0 := memoryInUse(b)
 	var c *Counter

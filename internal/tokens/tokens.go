@@ -7,7 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/airi-go/airi/planner/tokens/internal/vocab"
+	"github.com/airi-go/airi/internal/tokens/internal/vocab"
 	"github.com/airi-go/airi/state"
 )
 
