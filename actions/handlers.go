@@ -38,6 +38,9 @@ type Store interface {
 	Ingest(ctx context.Context, msg state.Message) (state.Message, bool, error)
 	AddOutbox(ctx context.Context, e state.OutboxEntry) (int64, error)
 	SetOutboxState(ctx context.Context, id int64, st state.OutboxState, platformID, errText string) error
+	// RecordSent marks a send's outbox entry done and stores the sent
+	// message in one transaction; nothing is stored when it fails.
+	RecordSent(ctx context.Context, id int64, platformID, errText string, msg state.Message) error
 }
 
 // Sender delivers a message to the platform of its channel. out.ChannelID

@@ -95,15 +95,8 @@ func (h *builtins) send(ctx context.Context, call Call) (Result, error) {
 		ChannelID: ch.ID, PlatformID: platformID, SenderName: h.deps.BotName, Self: true,
 		Content: storedContent(content), ReplyTo: p.ReplyTo, Time: now, Read: true,
 	}
-	recorded := false
-	if sr, ok := h.deps.Store.(sentRecorder); ok {
-		if err := sr.RecordSent(bg, id, platformID, errText, sent); err != nil {
-			log.Warn("record the sent message in one transaction; recording its parts one by one", zap.Error(err))
-		} else {
-			recorded = true
-		}
-	}
-	if !recorded {
+	if err := h.deps.Store.RecordSent(bg, id, platformID, errText, sent); err != nil {
+		log.Warn("record the sent message in one transaction; recording its parts one by one", zap.Error(err))
 		if err := h.deps.Store.SetOutboxState(bg, id, state.OutboxDone, platformID, errText); err != nil {
 			log.Error("message sent, but its outbox entry could not be marked done", zap.Error(err))
 		}
@@ -120,13 +113,6 @@ func (h *builtins) send(ctx context.Context, call Call) (Result, error) {
 		Text:    text,
 		Effects: []Effect{{Kind: "send", ChannelID: ch.ID, Content: content, ReplyTo: p.ReplyTo, MessageID: platformID}},
 	}, nil
-}
-
-// sentRecorder is the optional ability of a store to record a send that
-// went out in one transaction: its outbox entry marked done and the
-// message stored in the history. Nothing is stored when it fails.
-type sentRecorder interface {
-	RecordSent(ctx context.Context, id int64, platformID, errText string, msg state.Message) error
 }
 
 // checkSize refuses a message longer than the character limit, or one the

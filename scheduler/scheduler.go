@@ -42,6 +42,12 @@ type Store interface {
 	AddTick(ctx context.Context, t state.Tick) (int64, error)
 	PendingOutbox(ctx context.Context) ([]state.OutboxEntry, error)
 	SetOutboxState(ctx context.Context, id int64, st state.OutboxState, platformID, errText string) error
+	// IngestIn and RecordTick store a delivered message with its
+	// channel, and the end of a tick, in one transaction each.
+	IngestIn(ctx context.Context, ch state.Channel, msg state.Message) (state.Message, bool, error)
+	RecordTick(ctx context.Context, act *state.ActionRecord, keep, over int, t state.Tick) (actionID, tickID int64, err error)
+	// SetNoteTick records the tick that wrote memory notes.
+	SetNoteTick(ctx context.Context, ids []int64, tick int64) error
 }
 
 // Prompter builds the request of one tick.
@@ -567,27 +573,13 @@ func (s *Scheduler) channelUpdate(ctx context.Context, ch state.Channel, msg sta
 	return ch, err != nil || !sameChannel(old, ch), nil
 }
 
-// channelIngester is the optional ability of a store to record a channel
-// and store a message of it in one transaction.
-type channelIngester interface {
-	IngestIn(ctx context.Context, ch state.Channel, msg state.Message) (state.Message, bool, error)
-}
-
-// store records ch when changed and stores msg, in one transaction when
-// the store can.
+// store records ch when changed and stores msg, in one transaction.
 func (s *Scheduler) store(ctx context.Context, ch state.Channel, changed bool, msg state.Message) (stored state.Message, isNew bool, err error) {
-	ci, together := s.deps.Store.(channelIngester)
-	switch {
-	case changed && together:
-		if stored, isNew, err = ci.IngestIn(ctx, ch, msg); err != nil {
+	if changed {
+		if stored, isNew, err = s.deps.Store.IngestIn(ctx, ch, msg); err != nil {
 			return stored, isNew, fmt.Errorf("deliver: store message and channel: %w", err)
 		}
-	case changed:
-		if err := s.deps.Store.UpsertChannel(ctx, ch); err != nil {
-			return state.Message{}, false, fmt.Errorf("deliver: record channel: %w", err)
-		}
-		fallthrough
-	default:
+	} else {
 		if stored, isNew, err = s.deps.Store.Ingest(ctx, msg); err != nil {
 			return stored, isNew, fmt.Errorf("deliver: store message: %w", err)
 		}

@@ -460,10 +460,8 @@ func (l *loop) answered(ctx context.Context, w *wakeState, now time.Time, rec *s
 		w.pending = out.res.Shown
 	}
 	if len(out.res.Notes) > 0 && tickID > 0 {
-		if nt, ok := s.deps.Store.(noteTicker); ok {
-			if err := nt.SetNoteTick(bg, out.res.Notes, tickID); err != nil {
-				s.log.Error("record the tick that wrote notes", zap.String("channel", l.id), zap.Error(err))
-			}
+		if err := s.deps.Store.SetNoteTick(bg, out.res.Notes, tickID); err != nil {
+			s.log.Error("record the tick that wrote notes", zap.String("channel", l.id), zap.Error(err))
 		}
 	}
 	return out
@@ -486,29 +484,20 @@ func (s *Scheduler) cost(req planner.Request, resp planner.Response, err error) 
 	return int64(n)
 }
 
-// tickRecorder is the optional ability of a store to record the end of a
-// tick in one transaction: the action record (when there is one), the
-// trim of the action history, the tick record. Nothing is stored when it
-// fails.
-type tickRecorder interface {
-	RecordTick(ctx context.Context, act *state.ActionRecord, keep, over int, t state.Tick) (actionID, tickID int64, err error)
-}
-
 // recordEnd records the end of a tick: the action record (when there is
 // one), the trim of the action history and the tick record, in one
-// transaction when the store can, else one by one. It returns the tick's
-// id and whether the action record was stored.
+// transaction; if that fails (nothing was stored), one by one, so that
+// what can be kept is. It returns the tick's id and whether the action
+// record was stored.
 func (s *Scheduler) recordEnd(ctx context.Context, act *state.ActionRecord, rec state.Tick) (tickID int64, actionStored bool) {
-	if tr, ok := s.deps.Store.(tickRecorder); ok {
-		_, id, err := tr.RecordTick(ctx, act, s.cfg.ActionKeep, s.cfg.ActionOver, rec)
-		if err == nil {
-			if s.deps.OnTick != nil {
-				s.deps.OnTick(rec)
-			}
-			return id, act != nil
+	_, id, err := s.deps.Store.RecordTick(ctx, act, s.cfg.ActionKeep, s.cfg.ActionOver, rec)
+	if err == nil {
+		if s.deps.OnTick != nil {
+			s.deps.OnTick(rec)
 		}
-		s.log.Warn("record the tick in one transaction; recording its parts one by one", zap.String("channel", rec.ChannelID), zap.Error(err))
+		return id, act != nil
 	}
+	s.log.Warn("record the tick in one transaction; recording its parts one by one", zap.String("channel", rec.ChannelID), zap.Error(err))
 	if act != nil {
 		if _, err := s.deps.Store.AppendAction(ctx, *act); err != nil {
 			s.log.Error("record action", zap.String("channel", rec.ChannelID), zap.Error(err))
@@ -520,12 +509,6 @@ func (s *Scheduler) recordEnd(ctx context.Context, act *state.ActionRecord, rec 
 		}
 	}
 	return s.record(ctx, rec), actionStored
-}
-
-// noteTicker is the optional ability of a store to record which tick
-// wrote a memory note.
-type noteTicker interface {
-	SetNoteTick(ctx context.Context, ids []int64, tick int64) error
 }
 
 // typingDelay is how long a model call runs before the channel shows a

@@ -106,7 +106,7 @@ type ChannelForgotten struct {
 
 // Operations is what operators do to a store besides running the bot:
 // pausing and resetting channels, forgetting, retention and statistics.
-// Both engines implement it; callers find it by type assertion.
+// It is part of Store.
 type Operations interface {
 	// ChannelControls returns every channel's control, by channel id.
 	ChannelControls(ctx context.Context) (map[string]ChannelControl, error)

@@ -11,9 +11,12 @@ import (
 // ErrNotFound is returned when a channel, entry or record does not exist.
 var ErrNotFound = errors.New("not found")
 
-// Store is the whole contract of a state engine. Consumers declare the
-// smaller interfaces they need; this one exists so that every engine runs
-// the same test suite (state/storetest).
+// Store is the whole contract of a state engine: everything the runtime
+// needs, operations, retention, token use and the writes that store
+// several things at once included, so that an engine lacking a capability
+// fails to compile instead of turning a feature off. Consumers declare the
+// smaller interfaces they use; this one is what every engine implements
+// and what the shared test suite (state/storetest) checks.
 //
 // Channel ids are the ids the model sees (docs/ARCHITECTURE.md, "Channel
 // ids"): the platform's own id, qualified as "platform:id" when several
@@ -140,7 +143,40 @@ type Store interface {
 
 	// NoteStore keeps the memory notes.
 	NoteStore
+	// Recorder stores the hot path's compound writes.
+	Recorder
+	// Operations are the operator's commands and retention.
+	Operations
+	// TokenUsage keeps the daily token counts of the budgets.
+	TokenUsage
 
 	// Close releases the store.
 	Close() error
+}
+
+// Recorder is the part of the contract that stores the several writes of
+// one step of the hot path together: in one transaction, so that nothing
+// is stored when it fails and a retry of the parts one by one cannot
+// store anything twice.
+type Recorder interface {
+	// IngestIn records ch (as UpsertChannel) and stores msg (as Ingest).
+	IngestIn(ctx context.Context, ch Channel, msg Message) (stored Message, isNew bool, err error)
+	// RecordTick stores the end of a tick: the action record when act is
+	// not nil (then the action history is trimmed as TrimActions(keep,
+	// over) does) and the tick record. actionID is 0 when act is nil.
+	RecordTick(ctx context.Context, act *ActionRecord, keep, over int, t Tick) (actionID, tickID int64, err error)
+	// RecordSent records a send that went out: outbox entry id marked
+	// done with platformID and errText (as SetOutboxState) and msg, the
+	// bot's message, stored in the history (as Ingest).
+	RecordSent(ctx context.Context, id int64, platformID, errText string, msg Message) error
+}
+
+// TokenUsage keeps the token use of the daily budgets, by day and scope
+// (the whole bot, or one channel).
+type TokenUsage interface {
+	// AddTokens adds n tokens to the count of scope on day and returns
+	// the new count.
+	AddTokens(ctx context.Context, day, scope string, n int64) (int64, error)
+	// Tokens returns the count of scope on day, 0 when none was added.
+	Tokens(ctx context.Context, day, scope string) (int64, error)
 }

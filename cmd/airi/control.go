@@ -11,19 +11,13 @@ import (
 	"github.com/airi-go/airi/state"
 )
 
-// opsStore is a store with the operator's abilities.
-type opsStore interface {
-	state.Store
-	state.Operations
-}
-
 // unpauser wakes a channel whose pause ended (the running scheduler).
 type unpauser interface{ Unpause(channelID string) }
 
 // controller pauses, resumes and resets channels, for the command line,
 // the admin API and the chat commands alike.
 type controller struct {
-	store opsStore
+	store state.Store
 	// sched is the running scheduler, nil from the command line: a bot
 	// running beside it reads the pause at its next wake and finds
 	// resumed channels at its periodic tick.

@@ -11,6 +11,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/airi-go/airi/state"
 	"github.com/airi-go/airi/state/sqlite"
 )
 
@@ -136,7 +137,7 @@ func retentionInterval(cfg config) time.Duration {
 
 // retain applies AIRI_TICK_RETENTION and AIRI_MESSAGE_RETENTION: one pass
 // at start, then one per interval, until ctx ends.
-func retain(ctx context.Context, st opsStore, cfg config, log *zap.Logger) error {
+func retain(ctx context.Context, st state.Store, cfg config, log *zap.Logger) error {
 	if cfg.TickRetention <= 0 && cfg.MessageRetention <= 0 {
 		return nil
 	}
@@ -156,7 +157,7 @@ func retain(ctx context.Context, st opsStore, cfg config, log *zap.Logger) error
 
 // retentionPass deletes what is older than the retention settings and
 // gives the space back.
-func retentionPass(ctx context.Context, st opsStore, cfg config, now time.Time, log *zap.Logger) error {
+func retentionPass(ctx context.Context, st state.Store, cfg config, now time.Time, log *zap.Logger) error {
 	var ticks, msgs int64
 	var errs []error
 	if cfg.TickRetention > 0 {

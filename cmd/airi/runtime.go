@@ -128,11 +128,6 @@ func openRuntime(cfg config, log *zap.Logger, opt runtimeOptions) (_ *bot, err e
 	if err != nil {
 		return nil, fmt.Errorf("register actions: %w", err)
 	}
-	ops, _ := rt.store.(opsStore)
-	var controls scheduler.Controls
-	if ops != nil {
-		controls = ops
-	}
 	// The history window is the builder's; the scheduler asks it.
 	rt.builder = planner.NewBuilder(rt.prompts, rt.reg, planner.BuilderOptions{HistoryLimit: cfg.History, MaxTokens: cfg.PromptMaxTokens,
 		CachedChannels: cfg.PromptCacheChannels, Notes: rt.store})
@@ -143,13 +138,7 @@ func openRuntime(cfg config, log *zap.Logger, opt runtimeOptions) (_ *bot, err e
 	)
 	bcfg := budget.Config{Daily: cfg.BudgetDay, ChannelDaily: cfg.ChannelBudgetDay, Channels: cfg.ChannelBudgets, Location: cfg.BudgetTZ}
 	if bcfg.Enabled() {
-		bs, ok := rt.store.(budget.Store)
-		if !ok {
-			// Both engines keep token use (see openStore); a store that
-			// does not is a wiring error, not a setting to change.
-			return nil, fmt.Errorf("token budgets: the %T store does not keep token use", rt.store)
-		}
-		rt.budget = budget.New(bcfg, bs, log, nil)
+		rt.budget = budget.New(bcfg, rt.store, log, nil)
 		bud = rt.budget
 		count = tokens.New().Count
 	}
@@ -185,14 +174,14 @@ func openRuntime(cfg config, log *zap.Logger, opt runtimeOptions) (_ *bot, err e
 		Tokens:     count,
 		OnWake:     opt.OnWake,
 		OnSkip:     opt.OnSkip,
-		Controls:   controls,
+		Controls:   rt.store,
 		Logger:     log,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("start scheduler: %w", err)
 	}
-	if ops != nil && len(cfg.Admins) > 0 {
-		rt.cmds = &chatCommands{admins: adminSet(cfg.Admins), ctl: &controller{store: ops, sched: rt.sched, now: opt.Now},
+	if len(cfg.Admins) > 0 {
+		rt.cmds = &chatCommands{admins: adminSet(cfg.Admins), ctl: &controller{store: rt.store, sched: rt.sched, now: opt.Now},
 			send: opt.Router.Send, log: log.Named("admin")}
 	}
 	return rt, nil

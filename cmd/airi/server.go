@@ -226,9 +226,7 @@ func (s *server) Start(ctx context.Context) error {
 		}
 	}
 	spawn(s.rt.prompts.Watch)
-	if ops, ok := s.rt.store.(opsStore); ok {
-		spawn(func(ctx context.Context) error { return retain(ctx, ops, s.cfg, s.log.Named("retention")) })
-	}
+	spawn(func(ctx context.Context) error { return retain(ctx, s.rt.store, s.cfg, s.log.Named("retention")) })
 	for _, a := range s.adapters {
 		spawn(func(ctx context.Context) error {
 			if err := s.intake(ctx, a); err != nil {

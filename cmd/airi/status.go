@@ -73,7 +73,7 @@ func (a *app) opsSetup(name string, args []string, withJSON bool, extra func(fs 
 // they run beside a bot that holds the process lock: their reads and
 // short writes are SQLite transactions (WAL mode lets them in), and the
 // bot reads what they change at its next wake. write opens for writing.
-func openOps(ctx context.Context, cfg config, log *zap.Logger, write bool) (opsStore, error) {
+func openOps(ctx context.Context, cfg config, log *zap.Logger, write bool) (state.Store, error) {
 	if err := storeExists(cfg); err != nil {
 		return nil, err
 	}
@@ -100,7 +100,7 @@ func openOps(ctx context.Context, cfg config, log *zap.Logger, write bool) (opsS
 }
 
 // statuses gathers every channel's status.
-func statuses(ctx context.Context, st opsStore, now time.Time) ([]channelStatus, error) {
+func statuses(ctx context.Context, st state.Store, now time.Time) ([]channelStatus, error) {
 	chans, err := st.Channels(ctx)
 	if err != nil {
 		return nil, err

@@ -18,14 +18,20 @@ func (s *Store) AppendAction(ctx context.Context, rec state.ActionRecord) (int64
 		return 0, errors.New("append action: empty channel id")
 	}
 	var id int64
-	err := s.lazyCommit(ctx, func(row pgx.Row) error { return row.Scan(&id) }, `
-INSERT INTO actions (channel_id, wake, action, name, reasoning, ok, result, time)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id`,
-		rec.ChannelID, rec.Wake, rawArg(rec.Action), rec.Name, rec.Reasoning, rec.OK, rec.Result, tsArg(rec.Time))
+	query, args := actionInsert(rec)
+	err := s.lazyCommit(ctx, func(row pgx.Row) error { return row.Scan(&id) }, query, args...)
 	if err != nil {
 		return 0, fmt.Errorf("append action to %q: %w", rec.ChannelID, err)
 	}
 	return id, nil
+}
+
+// actionInsert returns the statement that stores rec and returns its id.
+func actionInsert(rec state.ActionRecord) (string, []any) {
+	return `
+INSERT INTO actions (channel_id, wake, action, name, reasoning, ok, result, time)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id`,
+		[]any{rec.ChannelID, rec.Wake, rawArg(rec.Action), rec.Name, rec.Reasoning, rec.OK, rec.Result, tsArg(rec.Time)}
 }
 
 // Actions returns the newest limit action records of a channel, oldest
@@ -75,42 +81,45 @@ func (s *Store) TrimActions(ctx context.Context, channelID string, keep, over in
 	if n <= over || n <= keep {
 		return nil
 	}
-	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		// Two trims of one channel wait for each other.
-		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtext('actions'), hashtext($1))`, channelID); err != nil {
-			return err
-		}
-		var n int
-		if err := tx.QueryRow(ctx, `SELECT count(*) FROM actions WHERE channel_id = $1`, channelID).Scan(&n); err != nil {
-			return err
-		}
-		if n <= over || n <= keep {
-			return nil
-		}
-		if keep <= 0 {
-			_, err := tx.Exec(ctx, `DELETE FROM actions WHERE channel_id = $1`, channelID)
-			return err
-		}
-		rows, err := tx.Query(ctx, `SELECT id, name FROM
-	(SELECT id, name FROM actions WHERE channel_id = $1 ORDER BY id DESC LIMIT $2) k
-ORDER BY id`, channelID, keep)
-		if err != nil {
-			return err
-		}
-		kept, err := collect(rows, nil, func(r pgx.Row) (state.ActionHead, error) {
-			var a state.ActionHead
-			err := r.Scan(&a.ID, &a.Name)
-			return a, err
-		})
-		if err != nil {
-			return err
-		}
-		cut := state.TrimStart(kept)
-		_, err = tx.Exec(ctx, `DELETE FROM actions WHERE channel_id = $1 AND id < $2`, channelID, cut)
-		return err
-	})
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error { return trimIn(ctx, tx, channelID, keep, over) })
 	if err != nil {
 		return fmt.Errorf("trim actions of %q: %w", channelID, err)
 	}
 	return nil
+}
+
+// trimIn trims a channel's action history as TrimActions does, in tx.
+func trimIn(ctx context.Context, tx pgx.Tx, channelID string, keep, over int) error {
+	// Two trims of one channel wait for each other.
+	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtext('actions'), hashtext($1))`, channelID); err != nil {
+		return err
+	}
+	var n int
+	if err := tx.QueryRow(ctx, `SELECT count(*) FROM actions WHERE channel_id = $1`, channelID).Scan(&n); err != nil {
+		return err
+	}
+	if n <= over || n <= keep {
+		return nil
+	}
+	if keep <= 0 {
+		_, err := tx.Exec(ctx, `DELETE FROM actions WHERE channel_id = $1`, channelID)
+		return err
+	}
+	rows, err := tx.Query(ctx, `SELECT id, name FROM
+(SELECT id, name FROM actions WHERE channel_id = $1 ORDER BY id DESC LIMIT $2) k
+ORDER BY id`, channelID, keep)
+	if err != nil {
+		return err
+	}
+	kept, err := collect(rows, nil, func(r pgx.Row) (state.ActionHead, error) {
+		var a state.ActionHead
+		err := r.Scan(&a.ID, &a.Name)
+		return a, err
+	})
+	if err != nil {
+		return err
+	}
+	cut := state.TrimStart(kept)
+	_, err = tx.Exec(ctx, `DELETE FROM actions WHERE channel_id = $1 AND id < $2`, channelID, cut)
+	return err
 }

@@ -14,18 +14,30 @@ import (
 // UpsertChannel records a channel or updates it. An empty Title or a nil
 // Members keeps what was stored.
 func (s *Store) UpsertChannel(ctx context.Context, ch state.Channel) error {
+	query, args, err := channelUpsert(ch)
+	if err != nil {
+		return err
+	}
+	if _, err := s.pool.Exec(ctx, query, args...); err != nil {
+		return fmt.Errorf("upsert channel %q: %w", ch.ID, err)
+	}
+	return nil
+}
+
+// channelUpsert returns the statement that records ch.
+func channelUpsert(ch state.Channel) (string, []any, error) {
 	if err := ch.Validate(); err != nil {
-		return fmt.Errorf("upsert channel: %w", err)
+		return "", nil, fmt.Errorf("upsert channel: %w", err)
 	}
 	var members any // NULL keeps the stored members
 	if ch.Members != nil {
 		b, err := json.Marshal(ch.Members)
 		if err != nil {
-			return fmt.Errorf("upsert channel %q: %w", ch.ID, err)
+			return "", nil, fmt.Errorf("upsert channel %q: %w", ch.ID, err)
 		}
 		members = string(b)
 	}
-	_, err := s.pool.Exec(ctx, `
+	return `
 INSERT INTO channels (id, platform, native_id, grp, title, members)
 VALUES ($1, $2, $3, $4, $5, coalesce($6::text, '[]'))
 ON CONFLICT (id) DO UPDATE SET
@@ -34,11 +46,7 @@ ON CONFLICT (id) DO UPDATE SET
 	grp       = excluded.grp,
 	title     = CASE WHEN excluded.title = '' THEN channels.title ELSE excluded.title END,
 	members   = coalesce($6::text, channels.members)`,
-		ch.ID, ch.Platform, ch.NativeID, ch.Group, ch.Title, members)
-	if err != nil {
-		return fmt.Errorf("upsert channel %q: %w", ch.ID, err)
-	}
-	return nil
+		[]any{ch.ID, ch.Platform, ch.NativeID, ch.Group, ch.Title, members}, nil
 }
 
 const channelCols = `id, platform, native_id, grp, title, members`

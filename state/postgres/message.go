@@ -31,39 +31,54 @@ func (s *Store) Ingest(ctx context.Context, msg state.Message) (state.Message, b
 	if err := msg.Validate(); err != nil {
 		return state.Message{}, false, fmt.Errorf("ingest message: %w", err)
 	}
-	msg.ID = 0
-	msg.Read = msg.Self // the bot's own messages are never unread
-	msg.Time = normTime(msg.Time)
+	msg = ingestable(msg)
 
 	var isNew bool
-	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		err := tx.QueryRow(ctx, `INSERT INTO messages (channel_id, platform_id, sender_id, sender_name, self, content, reply_to, mentioned, time, read, reply_to_self, from_bot, decision)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
-ON CONFLICT (channel_id, platform_id) WHERE platform_id <> '' DO NOTHING
-RETURNING id`,
-			msg.ChannelID, msg.PlatformID, msg.SenderID, msg.SenderName, msg.Self,
-			msg.Content, msg.ReplyTo, msg.Mentioned, msg.Time, msg.Read, msg.ReplyToSelf, msg.FromBot, msg.Decision,
-		).Scan(&msg.ID)
-		if err == nil {
-			isNew = true
-			if !msg.Self {
-				_, err = tx.Exec(ctx, `SELECT pg_notify($1, $2)`, s.notifyChannel(), msg.ChannelID)
-			}
-			return err
-		}
-		if !errors.Is(err, pgx.ErrNoRows) {
-			return err
-		}
-		// Nothing inserted: the (channel, platform id) pair exists. Read
-		// committed: this statement sees the row the conflict waited for.
-		msg, err = scanMessage(tx.QueryRow(ctx, `SELECT `+messageCols+` FROM messages
-WHERE channel_id = $1 AND platform_id = $2 AND platform_id <> ''`, msg.ChannelID, msg.PlatformID))
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) (err error) {
+		msg, isNew, err = s.ingestIn(ctx, tx, msg)
 		return err
 	})
 	if err != nil {
 		return state.Message{}, false, fmt.Errorf("ingest message %q in %q: %w", msg.PlatformID, msg.ChannelID, err)
 	}
 	return msg, isNew, nil
+}
+
+// ingestable is msg as Ingest stores it: no id yet, the bot's own
+// messages never unread.
+func ingestable(msg state.Message) state.Message {
+	msg.ID = 0
+	msg.Read = msg.Self
+	msg.Time = normTime(msg.Time)
+	return msg
+}
+
+// ingestIn stores msg, normalized by Ingest, in tx and notifies the
+// replicas of a new message from someone else.
+func (s *Store) ingestIn(ctx context.Context, tx pgx.Tx, msg state.Message) (state.Message, bool, error) {
+	err := tx.QueryRow(ctx, `INSERT INTO messages (channel_id, platform_id, sender_id, sender_name, self, content, reply_to, mentioned, time, read, reply_to_self, from_bot, decision)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+ON CONFLICT (channel_id, platform_id) WHERE platform_id <> '' DO NOTHING
+RETURNING id`,
+		msg.ChannelID, msg.PlatformID, msg.SenderID, msg.SenderName, msg.Self,
+		msg.Content, msg.ReplyTo, msg.Mentioned, msg.Time, msg.Read, msg.ReplyToSelf, msg.FromBot, msg.Decision,
+	).Scan(&msg.ID)
+	if err == nil {
+		if !msg.Self {
+			if _, err := tx.Exec(ctx, `SELECT pg_notify($1, $2)`, s.notifyChannel(), msg.ChannelID); err != nil {
+				return state.Message{}, false, err
+			}
+		}
+		return msg, true, nil
+	}
+	if !errors.Is(err, pgx.ErrNoRows) {
+		return state.Message{}, false, err
+	}
+	// Nothing inserted: the (channel, platform id) pair exists. Read
+	// committed: this statement sees the row the conflict waited for.
+	msg, err = scanMessage(tx.QueryRow(ctx, `SELECT `+messageCols+` FROM messages
+WHERE channel_id = $1 AND platform_id = $2 AND platform_id <> ''`, msg.ChannelID, msg.PlatformID))
+	return msg, false, err
 }
 
 // Unread returns up to limit unread messages of a channel, oldest first

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/airi-go/airi/state"
 )
@@ -69,16 +70,28 @@ RETURNING id`
 // SetOutboxState records the outcome of a send and stamps Updated with
 // s.Now; an unknown id gives state.ErrNotFound.
 func (s *Store) SetOutboxState(ctx context.Context, id int64, st state.OutboxState, platformID, errText string) error {
-	if st == "" {
-		return fmt.Errorf("set outbox entry %d state: empty state", id)
-	}
-	tag, err := s.pool.Exec(ctx, `UPDATE outbox SET state = $1, platform_id = $2, error = $3, updated = $4 WHERE id = $5`,
-		string(st), platformID, errText, s.Now(), id)
-	if err != nil {
+	if err := s.setOutboxState(ctx, s.pool, id, st, platformID, errText); err != nil {
 		return fmt.Errorf("set outbox entry %d state: %w", id, err)
 	}
+	return nil
+}
+
+// execer runs a statement: the pool, or a transaction.
+type execer interface {
+	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
+}
+
+func (s *Store) setOutboxState(ctx context.Context, db execer, id int64, st state.OutboxState, platformID, errText string) error {
+	if st == "" {
+		return errors.New("empty state")
+	}
+	tag, err := db.Exec(ctx, `UPDATE outbox SET state = $1, platform_id = $2, error = $3, updated = $4 WHERE id = $5`,
+		string(st), platformID, errText, s.Now(), id)
+	if err != nil {
+		return err
+	}
 	if tag.RowsAffected() == 0 {
-		return fmt.Errorf("set outbox entry %d state: %w", id, state.ErrNotFound)
+		return state.ErrNotFound
 	}
 	return nil
 }

@@ -16,8 +16,21 @@ import (
 // record also names the replica that ran the tick. Its commit does not
 // wait for the disk (see lazyCommit).
 func (s *Store) AddTick(ctx context.Context, t state.Tick) (int64, error) {
+	query, args, err := s.tickInsert(t)
+	if err != nil {
+		return 0, err
+	}
+	var id int64
+	if err := s.lazyCommit(ctx, func(row pgx.Row) error { return row.Scan(&id) }, query, args...); err != nil {
+		return 0, fmt.Errorf("add tick for %q: %w", t.ChannelID, err)
+	}
+	return id, nil
+}
+
+// tickInsert returns the statement that stores t and returns its id.
+func (s *Store) tickInsert(t state.Tick) (string, []any, error) {
 	if t.ChannelID == "" {
-		return 0, errors.New("add tick: empty channel id")
+		return "", nil, errors.New("add tick: empty channel id")
 	}
 	req := t.Request
 	if req == nil {
@@ -25,36 +38,31 @@ func (s *Store) AddTick(ctx context.Context, t state.Tick) (int64, error) {
 	}
 	reqJSON, err := json.Marshal(req)
 	if err != nil {
-		return 0, fmt.Errorf("add tick for %q: %w", t.ChannelID, err)
+		return "", nil, fmt.Errorf("add tick for %q: %w", t.ChannelID, err)
 	}
 	var notes, sections any
 	if t.Notes != nil {
 		b, err := json.Marshal(t.Notes)
 		if err != nil {
-			return 0, fmt.Errorf("add tick for %q: %w", t.ChannelID, err)
+			return "", nil, fmt.Errorf("add tick for %q: %w", t.ChannelID, err)
 		}
 		notes = string(b)
 	}
 	if len(t.Sections) > 0 {
 		b, err := json.Marshal(t.Sections)
 		if err != nil {
-			return 0, fmt.Errorf("add tick for %q: %w", t.ChannelID, err)
+			return "", nil, fmt.Errorf("add tick for %q: %w", t.ChannelID, err)
 		}
 		sections = string(b)
 	}
-	var id int64
-	err = s.lazyCommit(ctx, func(row pgx.Row) error { return row.Scan(&id) }, `
+	return `
 INSERT INTO ticks (channel_id, wake, trigger, now, request, raw, reasoning,
 	prompt_tokens, completion_tokens, cached_tokens, latency_ms,
 	action, parse_error, model_error, notes, result, ok, effects, sections, replica)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20) RETURNING id`,
-		t.ChannelID, t.Wake, t.Trigger, tsArg(t.Now), string(reqJSON), t.Raw, t.Reasoning,
-		t.Usage.PromptTokens, t.Usage.CompletionTokens, t.Usage.CachedTokens, t.LatencyMS,
-		rawArg(t.Action), t.ParseError, t.ModelError, notes, t.Result, t.OK, rawArg(t.Effects), sections, s.replicaID())
-	if err != nil {
-		return 0, fmt.Errorf("add tick for %q: %w", t.ChannelID, err)
-	}
-	return id, nil
+		[]any{t.ChannelID, t.Wake, t.Trigger, tsArg(t.Now), string(reqJSON), t.Raw, t.Reasoning,
+			t.Usage.PromptTokens, t.Usage.CompletionTokens, t.Usage.CachedTokens, t.LatencyMS,
+			rawArg(t.Action), t.ParseError, t.ModelError, notes, t.Result, t.OK, rawArg(t.Effects), sections, s.replicaID()}, nil
 }
 
 // Ticks returns tick records in id order: of one channel when f.ChannelID

@@ -9,11 +9,7 @@ import (
 
 func ops(t *testing.T, s state.Store) state.Operations {
 	t.Helper()
-	o, ok := s.(state.Operations)
-	if !ok {
-		t.Fatalf("%T does not implement state.Operations", s)
-	}
-	return o
+	return s
 }
 
 func testChannelControl(t *testing.T, s state.Store) {

@@ -8,19 +8,8 @@ import (
 	"github.com/airi-go/airi/state"
 )
 
-// tokenCounter is the optional ability of an engine to keep the token
-// use of the daily budgets (scheduler/budget's Store).
-type tokenCounter interface {
-	AddTokens(ctx context.Context, day, scope string, n int64) (int64, error)
-	Tokens(ctx context.Context, day, scope string) (int64, error)
-}
-
 func testTokenUsage(t *testing.T, s state.Store) {
-	tc, ok := s.(tokenCounter)
-	if !ok {
-		t.Logf("%T keeps no token use: budgets cannot run on it", s)
-		return
-	}
+	tc := s
 	ctx := context.Background()
 	steps := []struct {
 		day, scope string
@@ -53,11 +42,7 @@ func testTokenUsage(t *testing.T, s state.Store) {
 // as replicas sharing one budget do: no addition is lost, and each caller
 // sees a distinct running total.
 func testTokenUsageConcurrent(t *testing.T, s state.Store) {
-	tc, ok := s.(tokenCounter)
-	if !ok {
-		t.Logf("%T keeps no token use: budgets cannot run on it", s)
-		return
-	}
+	tc := s
 	ctx := context.Background()
 	const workers, each = 8, 10
 	totals := make(chan int64, workers*each)

@@ -1,0 +1,110 @@
+package storetest
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/airi-go/airi/state"
+)
+
+// testIngestIn records a channel and its message together: the channel
+// is known, the message stored once, and a duplicate is reported as not
+// new; an invalid message stores neither.
+func testIngestIn(t *testing.T, s state.Store) {
+	ctx := context.Background()
+	ch := state.Channel{ID: "g1", Platform: "telegram", NativeID: "g1", Group: true, Title: "Book club"}
+	m := msg("g1", "p1", 1)
+	got, isNew, err := s.IngestIn(ctx, ch, m)
+	if err != nil || !isNew || got.ID == 0 {
+		t.Fatalf("IngestIn = %+v, %v, %v; want a new stored message", got, isNew, err)
+	}
+	stored, err := s.Channel(ctx, "g1")
+	if err != nil || stored.Title != "Book club" || !stored.Group {
+		t.Errorf("Channel after IngestIn = %+v, %v", stored, err)
+	}
+	again, isNew, err := s.IngestIn(ctx, ch, m)
+	if err != nil || isNew || again.ID != got.ID {
+		t.Errorf("IngestIn of a duplicate = id %d, new %v, %v; want id %d, not new", again.ID, isNew, err, got.ID)
+	}
+	if _, _, err := s.IngestIn(ctx, state.Channel{ID: "g2", Platform: "telegram", NativeID: "g2"}, state.Message{ChannelID: "g2"}); err == nil {
+		t.Error("IngestIn of an invalid message: no error")
+	}
+	if _, err := s.Channel(ctx, "g2"); err == nil {
+		t.Error("IngestIn of an invalid message recorded its channel")
+	}
+	unread, err := s.Unread(ctx, "g1", 0)
+	if err != nil || len(unread) != 1 {
+		t.Errorf("Unread after IngestIn = %d messages, %v; want 1", len(unread), err)
+	}
+}
+
+// testRecordTick stores the end of ticks with and without an action
+// record: both are stored, the history is trimmed as TrimActions does.
+func testRecordTick(t *testing.T, s state.Store) {
+	ctx := context.Background()
+	tk := sampleTick("c1", 1)
+	actID, tickID, err := s.RecordTick(ctx, nil, 20, 50, tk)
+	if err != nil || actID != 0 || tickID == 0 {
+		t.Fatalf("RecordTick without action = %d, %d, %v", actID, tickID, err)
+	}
+	names := []string{"read_unread_messages", "send_message", "continue", "read_unread_messages", "send_message"}
+	var lastTick int64
+	for i, name := range names {
+		act := state.ActionRecord{ChannelID: "c1", Name: name, Result: fmt.Sprint(i), Time: at(i)}
+		actID, tickID, err := s.RecordTick(ctx, &act, 2, 3, sampleTick("c1", i+2))
+		if err != nil || actID == 0 || tickID <= lastTick {
+			t.Fatalf("RecordTick %d = %d, %d, %v", i, actID, tickID, err)
+		}
+		lastTick = tickID
+	}
+	acts, err := s.Actions(ctx, "c1", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, a := range acts {
+		got = append(got, a.Name)
+	}
+	// Trimmed to the newest 2 once over 3.
+	equal(t, "actions after RecordTick", got, []string{"read_unread_messages", "send_message"})
+	ticks, err := s.Ticks(ctx, state.TickFilter{ChannelID: "c1"})
+	if err != nil || len(ticks) != 1+len(names) {
+		t.Fatalf("Ticks = %d, %v; want %d", len(ticks), err, 1+len(names))
+	}
+	equal(t, "first recorded tick", normTicks(ticks[:1])[0].Raw, tk.Raw)
+	if _, _, err := s.RecordTick(ctx, nil, 20, 50, state.Tick{}); err == nil {
+		t.Error("RecordTick without channel: no error")
+	}
+}
+
+// testRecordSent marks a send done and stores the bot's message in one
+// step; an invalid message changes neither.
+func testRecordSent(t *testing.T, s state.Store) {
+	ctx := context.Background()
+	id, err := s.AddOutbox(ctx, state.OutboxEntry{ChannelID: "c1", Content: "hi", Created: at(0), Updated: at(0)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := state.Message{ChannelID: "", Self: true, Content: "hi"}
+	if err := s.RecordSent(ctx, id, "m-1", "", bad); err == nil {
+		t.Error("RecordSent of an invalid message: no error")
+	}
+	if p, err := s.PendingOutbox(ctx); err != nil || len(p) != 1 {
+		t.Errorf("PendingOutbox after a refused RecordSent = %d, %v; want the entry still pending", len(p), err)
+	}
+	sent := state.Message{ChannelID: "c1", PlatformID: "m-1", SenderName: "Bot", Self: true, Content: "hi", Time: at(1)}
+	if err := s.RecordSent(ctx, id, "m-1", "", sent); err != nil {
+		t.Fatalf("RecordSent: %v", err)
+	}
+	if p, err := s.PendingOutbox(ctx); err != nil || len(p) != 0 {
+		t.Errorf("PendingOutbox after RecordSent = %v, %v; want none", p, err)
+	}
+	hist, _, err := s.History(ctx, "c1", 10)
+	if err != nil || len(hist) != 1 || !hist[0].Self || hist[0].Content != "hi" {
+		t.Errorf("History after RecordSent = %+v, %v; want the sent message", hist, err)
+	}
+	if n, err := s.UnreadCounts(ctx); err != nil || n["c1"] != 0 {
+		t.Errorf("UnreadCounts after RecordSent = %v, %v; the bot's message is never unread", n, err)
+	}
+}
