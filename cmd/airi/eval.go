@@ -14,8 +14,8 @@ import (
 	"github.com/schollz/progressbar/v3"
 	"go.uber.org/zap"
 
-	"github.com/airi-go/airi/planner"
 	"github.com/airi-go/airi/internal/tokens"
+	"github.com/airi-go/airi/planner"
 	"github.com/airi-go/airi/prompts"
 	"github.com/airi-go/airi/scheduler"
 	"github.com/airi-go/airi/scheduler/attention"

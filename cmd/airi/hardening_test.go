@@ -15,9 +15,9 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/airi-go/airi/adapters/telegram/telegramtest"
+	"github.com/airi-go/airi/internal/tokens"
 	"github.com/airi-go/airi/planner"
 	"github.com/airi-go/airi/planner/openai/openaitest"
-	"github.com/airi-go/airi/internal/tokens"
 	"github.com/airi-go/airi/prompts"
 	"github.com/airi-go/airi/state"
 	"github.com/airi-go/airi/state/sqlite"

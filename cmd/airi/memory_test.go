@@ -14,8 +14,8 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest"
 
-	"github.com/airi-go/airi/planner"
 	"github.com/airi-go/airi/internal/tokens"
+	"github.com/airi-go/airi/planner"
 	"github.com/airi-go/airi/state"
 	"github.com/airi-go/airi/state/sqlite"
 )

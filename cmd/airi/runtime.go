@@ -8,9 +8,9 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/airi-go/airi/actions"
+	"github.com/airi-go/airi/internal/tokens"
 	"github.com/airi-go/airi/planner"
 	"github.com/airi-go/airi/planner/parse"
-	"github.com/airi-go/airi/internal/tokens"
 	"github.com/airi-go/airi/prompts"
 	"github.com/airi-go/airi/scheduler"
 	"github.com/airi-go/airi/scheduler/attention"

@@ -8,8 +8,8 @@ import (
 	"strings"
 
 	"github.com/airi-go/airi/actions"
-	"github.com/airi-go/airi/planner"
 	"github.com/airi-go/airi/internal/tokens"
+	"github.com/airi-go/airi/planner"
 	"github.com/airi-go/airi/scheduler/replay"
 	"github.com/airi-go/airi/state"
 )
