@@ -67,7 +67,8 @@ type Note struct {
 // Prepared returns the note as a store saves it: its text trimmed, its
 // creation and update times set to now where unset, and validated.
 func (n Note) Prepared(now time.Time) (Note, error) {
-	n.Text = strings.TrimSpace(n.Text)
+	n.Text = strings.TrimSpace(CleanText(n.Text))
+	n.Subject, n.Name = CleanText(n.Subject), CleanText(n.Name)
 	if err := n.Validate(); err != nil {
 		return Note{}, err
 	}

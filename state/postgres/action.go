@@ -31,7 +31,7 @@ func actionInsert(rec state.ActionRecord) (string, []any) {
 	return `
 INSERT INTO actions (channel_id, wake, action, name, reasoning, ok, result, time)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id`,
-		[]any{rec.ChannelID, rec.Wake, rawArg(rec.Action), rec.Name, rec.Reasoning, rec.OK, rec.Result, tsArg(rec.Time)}
+		[]any{rec.ChannelID, rec.Wake, rawArg(rec.Action), rec.Name, state.CleanText(rec.Reasoning), rec.OK, state.CleanText(rec.Result), tsArg(rec.Time)}
 }
 
 // Actions returns the newest limit action records of a channel, oldest

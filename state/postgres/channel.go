@@ -29,6 +29,7 @@ func channelUpsert(ch state.Channel) (string, []any, error) {
 	if err := ch.Validate(); err != nil {
 		return "", nil, fmt.Errorf("upsert channel: %w", err)
 	}
+	ch = ch.Clean()
 	var members any // NULL keeps the stored members
 	if ch.Members != nil {
 		b, err := json.Marshal(ch.Members)

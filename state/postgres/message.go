@@ -47,6 +47,7 @@ func (s *Store) Ingest(ctx context.Context, msg state.Message) (state.Message, b
 // ingestable is msg as Ingest stores it: no id yet, the bot's own
 // messages never unread.
 func ingestable(msg state.Message) state.Message {
+	msg = msg.Clean()
 	msg.ID = 0
 	msg.Read = msg.Self
 	msg.Time = normTime(msg.Time)

@@ -38,7 +38,7 @@ func (s *Store) AddOutbox(ctx context.Context, e state.OutboxEntry) (int64, erro
 	if e.Updated.IsZero() {
 		e.Updated = e.Created
 	}
-	args := []any{e.ChannelID, e.Content, e.ReplyTo, string(e.State), e.PlatformID, e.Error, tsArg(e.Created), tsArg(e.Updated)}
+	args := []any{e.ChannelID, state.CleanText(e.Content), e.ReplyTo, string(e.State), e.PlatformID, e.Error, tsArg(e.Created), tsArg(e.Updated)}
 	q := `INSERT INTO outbox (channel_id, content, reply_to, state, platform_id, error, created, updated, replica)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, '') RETURNING id`
 	if r := s.currentReplica(); r != nil {

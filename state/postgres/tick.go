@@ -32,6 +32,7 @@ func (s *Store) tickInsert(t state.Tick) (string, []any, error) {
 	if t.ChannelID == "" {
 		return "", nil, errors.New("add tick: empty channel id")
 	}
+	t = t.Clean()
 	req := t.Request
 	if req == nil {
 		req = []state.ChatMessage{}

@@ -17,7 +17,7 @@ VALUES (?, ?, ?, ?, ?, ?, ?, ?)`
 
 // actionArgs are the arguments of appendActionSQL for rec.
 func actionArgs(rec state.ActionRecord) []any {
-	return []any{rec.ChannelID, rec.Wake, encRaw(rec.Action), rec.Name, rec.Reasoning, boolInt(rec.OK), rec.Result, encTime(rec.Time)}
+	return []any{rec.ChannelID, rec.Wake, encRaw(rec.Action), rec.Name, state.CleanText(rec.Reasoning), boolInt(rec.OK), state.CleanText(rec.Result), encTime(rec.Time)}
 }
 
 // AppendAction adds an action record to a channel's history and returns its id.

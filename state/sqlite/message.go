@@ -66,6 +66,7 @@ func (s *Store) Ingest(ctx context.Context, msg state.Message) (state.Message, b
 
 // ingestReady is msg as Ingest stores it.
 func ingestReady(msg state.Message) state.Message {
+	msg = msg.Clean()
 	msg.ID = 0
 	msg.Read = msg.Self // the bot's own messages are never unread
 	msg.Time = normTime(msg.Time)

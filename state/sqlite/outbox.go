@@ -28,7 +28,7 @@ func (s *Store) AddOutbox(ctx context.Context, e state.OutboxEntry) (int64, erro
 	id, err := s.insert(ctx, `
 INSERT INTO outbox (channel_id, content, reply_to, state, platform_id, error, created, updated)
 VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-		e.ChannelID, e.Content, e.ReplyTo, string(e.State), e.PlatformID, e.Error, encTime(e.Created), encTime(e.Updated))
+		e.ChannelID, state.CleanText(e.Content), e.ReplyTo, string(e.State), e.PlatformID, e.Error, encTime(e.Created), encTime(e.Updated))
 	if err != nil {
 		return 0, fmt.Errorf("add outbox entry for %q: %w", e.ChannelID, err)
 	}

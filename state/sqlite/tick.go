@@ -38,6 +38,7 @@ func (s *Store) tickArgs(t state.Tick) ([]any, *tickRequest, error) {
 	if t.ChannelID == "" {
 		return nil, nil, errors.New("add tick: empty channel id")
 	}
+	t = t.Clean()
 	tr, err := s.storedRequest(t.Request)
 	if err != nil {
 		return nil, nil, fmt.Errorf("add tick for %q: %w", t.ChannelID, err)

@@ -108,3 +108,50 @@ func testRecordSent(t *testing.T, s state.Store) {
 		t.Errorf("UnreadCounts after RecordSent = %v, %v; the bot's message is never unread", n, err)
 	}
 }
+
+// testRefusedBytes stores text with a NUL byte and invalid UTF-8, which
+// PostgreSQL refuses in text, as every engine does: cleaned, never
+// refused, so that one such message cannot hold back the ones after it.
+func testRefusedBytes(t *testing.T, s state.Store) {
+	ctx := context.Background()
+	dirty := "a\x00b\xffc"
+	const clean = "ab\uFFFDc"
+	ch := state.Channel{ID: "g1", Platform: "telegram", NativeID: "g1", Group: true, Title: "club" + dirty, Members: []string{"Ann" + dirty}}
+	m := msg("g1", "p1", 1)
+	m.Content, m.SenderName = dirty, "Bo"+dirty
+	got, _, err := s.IngestIn(ctx, ch, m)
+	if err != nil {
+		t.Fatalf("IngestIn of text with a NUL byte: %v", err)
+	}
+	if got.Content != clean || got.SenderName != "Bo"+clean {
+		t.Errorf("stored message = %q from %q; want %q from %q", got.Content, got.SenderName, clean, "Bo"+clean)
+	}
+	unread, err := s.Unread(ctx, "g1", 0)
+	if err != nil || len(unread) != 1 || unread[0].Content != clean {
+		t.Errorf("Unread = %+v, %v; want the cleaned text", unread, err)
+	}
+	stored, err := s.Channel(ctx, "g1")
+	if err != nil || stored.Title != "club"+clean || len(stored.Members) != 1 || stored.Members[0] != "Ann"+clean {
+		t.Errorf("Channel = %+v, %v; want the cleaned title and member", stored, err)
+	}
+	if ch.Members[0] != "Ann"+dirty {
+		t.Error("cleaning changed the caller's member list")
+	}
+	tk := sampleTick("g1", 1)
+	tk.Raw, tk.Result = dirty, dirty
+	act := state.ActionRecord{ChannelID: "g1", Name: "send_message", Result: dirty}
+	if _, _, err := s.RecordTick(ctx, &act, 20, 50, tk); err != nil {
+		t.Fatalf("RecordTick with a NUL byte: %v", err)
+	}
+	ticks, err := s.Ticks(ctx, state.TickFilter{ChannelID: "g1"})
+	if err != nil || len(ticks) != 1 || ticks[0].Raw != clean || ticks[0].Result != clean {
+		t.Errorf("Ticks = %+v, %v; want the cleaned raw answer and result", ticks, err)
+	}
+	if _, err := s.AddOutbox(ctx, state.OutboxEntry{ChannelID: "g1", Content: dirty}); err != nil {
+		t.Errorf("AddOutbox with a NUL byte: %v", err)
+	}
+	n, _, err := s.SaveNote(ctx, state.Note{Scope: state.ScopeChannel, Subject: "g1", Text: "likes " + dirty}, state.NoteLimits{})
+	if err != nil || n.Text != "likes "+clean {
+		t.Errorf("SaveNote with a NUL byte = %q, %v; want %q", n.Text, err, "likes "+clean)
+	}
+}

@@ -59,6 +59,7 @@ func Run(t *testing.T, open func(t *testing.T) state.Store) {
 		{"IngestIn", testIngestIn},
 		{"RecordTick", testRecordTick},
 		{"RecordSent", testRecordSent},
+		{"RefusedBytes", testRefusedBytes},
 		{"Cursor", testCursor},
 		{"TokenUsage", testTokenUsage},
 		{"TokenUsageConcurrent", testTokenUsageConcurrent},

@@ -1,0 +1,57 @@
+package state
+
+import (
+	"strings"
+	"unicode/utf8"
+)
+
+// CleanText returns s as every engine stores it: NUL bytes removed and
+// invalid UTF-8 replaced by U+FFFD. PostgreSQL refuses both in text, and
+// one refused message held back every update after it; SQLite stores
+// the same cleaned text, so that the engines never differ in what the
+// model is shown.
+func CleanText(s string) string {
+	if strings.IndexByte(s, 0) < 0 && utf8.ValidString(s) {
+		return s
+	}
+	return strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", "")
+}
+
+// Clean returns m with its text fields cleaned as CleanText does.
+func (m Message) Clean() Message {
+	m.ChannelID = CleanText(m.ChannelID)
+	m.PlatformID = CleanText(m.PlatformID)
+	m.SenderID = CleanText(m.SenderID)
+	m.SenderName = CleanText(m.SenderName)
+	m.Content = CleanText(m.Content)
+	m.ReplyTo = CleanText(m.ReplyTo)
+	return m
+}
+
+// Clean returns c with its title and member names cleaned as CleanText
+// does.
+func (c Channel) Clean() Channel {
+	c.Title = CleanText(c.Title)
+	copied := false
+	for i, m := range c.Members {
+		if clean := CleanText(m); clean != m {
+			if !copied {
+				// The caller's slice stays as it was.
+				c.Members, copied = append([]string(nil), c.Members...), true
+			}
+			c.Members[i] = clean
+		}
+	}
+	return c
+}
+
+// Clean returns t with the text the model or a platform gave cleaned as
+// CleanText does: the raw answer, the reasoning and the results.
+func (t Tick) Clean() Tick {
+	t.Raw = CleanText(t.Raw)
+	t.Reasoning = CleanText(t.Reasoning)
+	t.ParseError = CleanText(t.ParseError)
+	t.ModelError = CleanText(t.ModelError)
+	t.Result = CleanText(t.Result)
+	return t
+}
