@@ -89,6 +89,10 @@ type Adapter struct {
 	me      telego.User
 	members map[int64][]string // display names seen per chat, newest last
 	threads map[int64]int      // forum topic of each chat's latest message
+
+	// failing is the update whose delivery failed last, and how many
+	// times in a row (only Poll's goroutine uses it).
+	failing struct{ id, n int }
 }
 
 // New checks the configuration and makes an adapter; it does not connect.
@@ -367,8 +371,12 @@ func (a *Adapter) deliverAll(ctx context.Context, inbox adapters.Inbox, offset i
 		})
 	}
 	_ = g.Wait() // the outcome of each update is in done and errs
+	delivered := false
+	for i := range updates {
+		delivered = delivered || (done[i] && errs[i] == nil && updates[i].err == nil && updates[i].id >= offset)
+	}
 	for i, u := range updates {
-		if !done[i] {
+		if !done[i] && !a.undeliverable(ctx, u, errs[i], delivered) {
 			return offset, errs[i]
 		}
 		if u.id >= offset {
@@ -376,6 +384,41 @@ func (a *Adapter) deliverAll(ctx context.Context, inbox adapters.Inbox, offset i
 		}
 	}
 	return offset, nil
+}
+
+// MaxUpdateAttempts is how many polls in a row may fail to deliver one
+// update, while updates of other chats are delivered, before it is
+// skipped.
+const MaxUpdateAttempts = 3
+
+// undeliverable reports whether update u, whose delivery failed with err,
+// is skipped: it failed MaxUpdateAttempts times in a row while others
+// were delivered (so the store takes writes, and refuses this one alone).
+// A skipped update is logged and recorded as a cursor with its reason,
+// and confirmed, so that the offset moves past it. An update that fails
+// while nothing else is delivered (the database is down) is retried for
+// as long as it takes.
+func (a *Adapter) undeliverable(ctx context.Context, u rawUpdate, err error, othersDelivered bool) bool {
+	if a.failing.id != u.id {
+		a.failing.id, a.failing.n = u.id, 0
+	}
+	if !othersDelivered {
+		return false
+	}
+	a.failing.n++
+	if a.failing.n < MaxUpdateAttempts {
+		return false
+	}
+	a.log.Error("skipping an update that cannot be stored", zap.Int("update", u.id), zap.Int("attempts", a.failing.n), zap.Error(err))
+	if a.cursors != nil {
+		bot, _ := a.Me()
+		key := "telegram:" + strconv.FormatInt(bot, 10) + ":skipped:" + strconv.Itoa(u.id)
+		if serr := a.cursors.SetCursor(ctx, key, errText(err)); serr != nil {
+			a.log.Warn("record a skipped update", zap.Int("update", u.id), zap.Error(serr))
+		}
+	}
+	a.failing.id, a.failing.n = 0, 0
+	return true
 }
 
 // chatOf is the chat an update belongs to (0 for updates of other kinds).
