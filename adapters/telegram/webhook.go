@@ -10,6 +10,7 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+	"time"
 
 	"github.com/mymmrac/telego"
 	ta "github.com/mymmrac/telego/telegoapi"
@@ -92,6 +93,10 @@ func (a *Adapter) SetWebhook(ctx context.Context) error {
 	return nil
 }
 
+// WebhookBodyTimeout bounds the time a webhook request's body may take to
+// arrive once its headers did; Telegram sends an update at once.
+const WebhookBodyTimeout = 10 * time.Second
+
 // Webhook returns the handler of the webhook's requests, which delivers
 // each update to inbox. A request without the configured secret token in
 // SecretHeader gets 401 and is not read. An update is answered 200 only
@@ -108,6 +113,12 @@ func (a *Adapter) Webhook(inbox adapters.Inbox) http.Handler {
 		got := sha256.Sum256([]byte(r.Header.Get(SecretHeader)))
 		if a.cfg.WebhookSecret == "" || subtle.ConstantTimeCompare(got[:], want[:]) != 1 {
 			a.log.Warn("refused a webhook request without the secret token", zap.String("remote", r.RemoteAddr))
+			// The body is never read: the connection is closed after the
+			// answer, and the read deadline is now so that the server
+			// does not wait for the rest of the body, however slowly it
+			// comes, before closing it.
+			w.Header().Set("Connection", "close")
+			_ = http.NewResponseController(w).SetReadDeadline(time.Now())
 			http.Error(w, "unauthorized", http.StatusUnauthorized)
 			return
 		}
@@ -122,6 +133,9 @@ func (a *Adapter) Webhook(inbox adapters.Inbox) http.Handler {
 			http.Error(w, "not connected to the Bot API yet", http.StatusServiceUnavailable)
 			return
 		}
+		// A body that trickles in holds a connection and a goroutine:
+		// it has WebhookBodyTimeout to arrive in full.
+		_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(WebhookBodyTimeout))
 		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxUpdateBytes))
 		var tooBig *http.MaxBytesError
 		switch {

@@ -1,9 +1,12 @@
 package telegram
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -208,5 +211,41 @@ func TestWebhookRefusedURL(t *testing.T) {
 	err = a.Run(ctxT(t), newInbox())
 	if err == nil || !strings.Contains(err.Error(), "TELEGRAM_WEBHOOK_URL") {
 		t.Errorf("Run = %v, want the refusal of TELEGRAM_WEBHOOK_URL", err)
+	}
+}
+
+// TestWebhookRefusesBeforeTheBody sends a request without the secret
+// whose body trickles in: the 401 arrives before the body is sent, and
+// the server closes the connection instead of waiting for the rest.
+func TestWebhookRefusesBeforeTheBody(t *testing.T) {
+	srv := startServer(t)
+	a := newAdapter(t, srv, &memCursors{})
+	a.cfg.WebhookSecret = secret
+	hook := httptest.NewServer(a.Webhook(newInbox()))
+	t.Cleanup(hook.Close)
+	conn, err := net.Dial("tcp", hook.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	// Headers and the first bytes of a body announced as 2 kB (small enough that a server would wait to read it all); the rest
+	// never comes.
+	fmt.Fprintf(conn, "POST /telegram HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2000\r\n\r\n{\"update_id\":")
+	if err := conn.SetReadDeadline(time.Now().Add(5 * time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatalf("no answer before the body: %v", err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized || !resp.Close {
+		t.Fatalf("status %d, close %v; want 401 and the connection closed", resp.StatusCode, resp.Close)
+	}
+	// The server closed its end: a read ends at once, not at the deadline.
+	if n, err := conn.Read(make([]byte, 1)); err == nil {
+		t.Fatalf("read %d more bytes after the 401; want the connection closed", n)
+	} else if ne, ok := err.(net.Error); ok && ne.Timeout() {
+		t.Fatal("the connection stayed open after the 401")
 	}
 }
