@@ -202,7 +202,7 @@ func (s *Store) ForgetUser(ctx context.Context, userID string) (state.Forgotten,
 		return out, errors.New("forget user: empty user id")
 	}
 	var load *memoLoad
-	err := s.bulk(ctx, func(tx *sql.Tx) error {
+	err := s.erase(ctx, func(tx *sql.Tx) error {
 		rows, err := tx.QueryContext(ctx, `
 SELECT c.id FROM channels c
 WHERE c.grp = 0

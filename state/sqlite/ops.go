@@ -175,7 +175,7 @@ func (s *Store) ResetChannel(ctx context.Context, channelID string) (int64, erro
 // ForgetChannel deletes a channel's messages, ticks, actions and outbox.
 func (s *Store) ForgetChannel(ctx context.Context, channelID string) (state.ChannelForgotten, error) {
 	var f state.ChannelForgotten
-	err := s.bulk(ctx, func(tx *sql.Tx) error {
+	err := s.erase(ctx, func(tx *sql.Tx) error {
 		for _, q := range []struct {
 			sql string
 			n   *int64
@@ -258,6 +258,40 @@ func (s *Store) prune(ctx context.Context, table, query string, before time.Time
 			return total, nil
 		}
 	}
+}
+
+// erase runs a transaction that forgets, as bulk does, so that what it
+// deletes leaves the file: secure_delete overwrites the deleted rows
+// with zeros instead of leaving them in free pages; the prompt bases no
+// tick refers to any more (which may quote the forgotten) are deleted;
+// and the write-ahead log, whose earlier frames still hold the pages as
+// they were, is checkpointed into the file and truncated.
+func (s *Store) erase(ctx context.Context, fn func(tx *sql.Tx) error, after func(m *memo)) error {
+	if _, err := s.writer.ExecContext(ctx, "PRAGMA secure_delete = ON"); err != nil {
+		return fmt.Errorf("secure delete: %w", err)
+	}
+	defer func() {
+		if _, err := s.writer.ExecContext(context.WithoutCancel(ctx), "PRAGMA secure_delete = OFF"); err != nil {
+			s.logger.Warn("turn secure delete off again", zap.Error(err))
+		}
+	}()
+	if err := s.bulk(ctx, fn, after); err != nil {
+		return err
+	}
+	if err := s.pruneBases(ctx); err != nil {
+		return err
+	}
+	var busy, frames, done int
+	if err := s.writer.QueryRowContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)").Scan(&busy, &frames, &done); err != nil {
+		return fmt.Errorf("checkpoint the log: %w", err)
+	}
+	if busy != 0 {
+		// A reader of another process holds an older snapshot: its
+		// frames stay in the log until the next checkpoint.
+		s.logger.Warn("the write-ahead log could not be truncated while another process reads; the next checkpoint clears it",
+			zap.Int("frames", frames), zap.Int("checkpointed", done))
+	}
+	return nil
 }
 
 // Reclaim gives pages freed by deletions back to the file system. A file
