@@ -244,5 +244,6 @@ ORDER BY c.id COLLATE "C"`, userID)
 	if err != nil {
 		return state.Forgotten{}, fmt.Errorf("forget user %q: %w", userID, err)
 	}
+	s.vacuumForgotten(ctx)
 	return out, nil
 }

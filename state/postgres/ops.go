@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"go.uber.org/zap"
 
 	"github.com/airi-go/airi/state"
 )
@@ -190,7 +191,23 @@ func (s *Store) ForgetChannel(ctx context.Context, channelID string) (state.Chan
 	if err != nil {
 		return state.ChannelForgotten{}, fmt.Errorf("forget channel %q: %w", channelID, err)
 	}
+	s.vacuumForgotten(ctx)
 	return f, nil
+}
+
+// vacuumForgotten vacuums the tables a forget deletes from. A deleted
+// row stays in its table's pages, readable by anyone with the data
+// files, until VACUUM removes it: VACUUM prunes the dead rows from the
+// pages and their index entries, so that no query, dump or replica
+// built afterwards holds them. It does not rewrite the files (VACUUM
+// FULL would, under an exclusive lock): the bytes of a pruned row can
+// remain in a page's free space until the page is written again. The
+// forget is done whether or not the vacuum succeeds; a failure is
+// logged.
+func (s *Store) vacuumForgotten(ctx context.Context) {
+	if _, err := s.pool.Exec(ctx, `VACUUM messages, ticks, actions, outbox, notes`); err != nil {
+		s.logger.Warn("vacuum the tables a forget deleted from; run VACUUM on them by hand", zap.Error(err))
+	}
 }
 
 // PruneTicks deletes tick records older than before, in batches.
