@@ -77,7 +77,13 @@ type Replica struct {
 
 // role is one intake role this replica competes for.
 type role struct {
-	held    bool
+	held bool
+	// lost is set when the role ended here while the database may still
+	// name this replica (its lease ran out locally: the database was
+	// unreachable, or the process was paused, for longer than the TTL).
+	// The role is then taken again only through the election, with a
+	// new generation, never from what the database remembers.
+	lost    bool
 	changed chan struct{} // closed and replaced when held changes
 }
 

@@ -271,3 +271,66 @@ func TestRoleElection(t *testing.T) {
 	cancelA()
 	cancelB()
 }
+
+// TestRoleComesBackAfterAnOutage cuts a replica off from the database
+// for longer than its TTL while it runs a role nobody else competes for
+// (its heartbeat waits on a lock another session holds): the role ends
+// when its lease runs out locally, and once the heartbeat gets through
+// it is taken again through the election, with a new generation, and
+// runs again, although the database named this replica all along.
+func TestRoleComesBackAfterAnOutage(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	s, r := startReplica(t, dsn, 2*time.Second, newEvents())
+	started, stopped := make(chan struct{}, 4), make(chan struct{}, 4)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		done <- r.RunRole(ctx, "intake:telegram", func(ctx context.Context) error {
+			started <- struct{}{}
+			<-ctx.Done()
+			stopped <- struct{}{}
+			return nil
+		})
+	}()
+	wait := func(ch chan struct{}, what string) {
+		t.Helper()
+		select {
+		case <-ch:
+		case <-time.After(30 * time.Second):
+			t.Fatalf("timed out waiting until the role %s", what)
+		}
+	}
+	generation := func() int64 {
+		t.Helper()
+		var gen int64
+		if err := s.Pool().QueryRow(ctx, `SELECT generation FROM roles WHERE name = 'intake:telegram'`).Scan(&gen); err != nil {
+			t.Fatal(err)
+		}
+		return gen
+	}
+	wait(started, "first ran")
+	gen1 := generation()
+	outage, err := s.Pool().Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := outage.Exec(ctx, `LOCK TABLE replicas IN ACCESS EXCLUSIVE MODE`); err != nil {
+		t.Fatal(err)
+	}
+	wait(stopped, "stopped during the outage")
+	if err := outage.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	wait(started, "ran again after the outage")
+	if !r.HoldsRole("intake:telegram") {
+		t.Error("the role runs again without being held")
+	}
+	if gen2 := generation(); gen2 <= gen1 {
+		t.Errorf("generation %d after the outage, %d before; want the role taken again through the election", gen2, gen1)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}

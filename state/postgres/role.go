@@ -27,6 +27,10 @@ func (r *Replica) stepRoles(ctx context.Context, held map[string]bool) error {
 	r.mu.Lock()
 	var want []string
 	for name, ro := range r.roles {
+		if ro.lost {
+			want = append(want, name)
+			continue
+		}
 		ro.set(held[name])
 		if !held[name] {
 			want = append(want, name)
@@ -37,7 +41,8 @@ func (r *Replica) stepRoles(ctx context.Context, held map[string]bool) error {
 		var gen int64
 		err := r.s.pool.QueryRow(ctx, `INSERT INTO roles (name, holder, generation) VALUES ($1, $2, 1)
 ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, generation = roles.generation + 1
-WHERE NOT EXISTS (SELECT 1 FROM replicas r WHERE r.id = roles.holder AND r.expires > now())
+WHERE roles.holder = excluded.holder
+	OR NOT EXISTS (SELECT 1 FROM replicas r WHERE r.id = roles.holder AND r.expires > now())
 RETURNING generation`, name, r.id).Scan(&gen)
 		if err == pgx.ErrNoRows {
 			continue
@@ -48,6 +53,7 @@ RETURNING generation`, name, r.id).Scan(&gen)
 		r.log.Info("took role", zap.String("role", name), zap.Int64("generation", gen))
 		r.mu.Lock()
 		if ro := r.roles[name]; ro != nil {
+			ro.lost = false
 			ro.set(true)
 		}
 		r.mu.Unlock()
@@ -111,7 +117,14 @@ func (r *Replica) RunRole(ctx context.Context, name string, fn func(ctx context.
 		if still, _ := r.roleHeld(name); still && err != nil {
 			return fmt.Errorf("role %s: %w", name, err)
 		}
-		r.log.Warn("role lost", zap.String("role", name))
+		r.log.Warn("role lost; taking it again only through the election", zap.String("role", name))
+		r.mu.Lock()
+		if ro := r.roles[name]; ro != nil {
+			ro.lost = true
+			ro.set(false)
+		}
+		r.mu.Unlock()
+		r.poke()
 	}
 }
 
