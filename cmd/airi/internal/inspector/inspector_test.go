@@ -384,3 +384,36 @@ func TestOptions(t *testing.T) {
 		t.Error("New without a store: no error")
 	}
 }
+
+// TestTimelineSaysWhyNothingWoke checks that a message that woke nothing
+// says why on its row, and that one that woke the bot says nothing of
+// the kind.
+func TestTimelineSaysWhyNothingWoke(t *testing.T) {
+	f := newFixture(t, Options{})
+	ctx := context.Background()
+	quiet := f.message(t, "-100", "Bob", "just chatting", 500)
+	woke := f.message(t, "-100", "Ann", "airi, hello", 600)
+	if err := f.store.SetDecision(ctx, []int64{quiet.ID}, "unaddressed"); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.store.SetDecision(ctx, []int64{woke.ID}, "addressed:alias"); err != nil {
+		t.Fatal(err)
+	}
+	_, body := f.get(t, "/channels/-100")
+	rows := strings.Split(body, `<li class="item`)
+	var quietRow, wokeRow string
+	for _, r := range rows {
+		switch {
+		case strings.Contains(r, "just chatting"):
+			quietRow = r
+		case strings.Contains(r, "airi, hello"):
+			wokeRow = r
+		}
+	}
+	if !strings.Contains(quietRow, "not woken: unaddressed") {
+		t.Errorf("the unaddressed message's row does not say why it woke nothing:\n%s", quietRow)
+	}
+	if wokeRow == "" || strings.Contains(wokeRow, "not woken") {
+		t.Errorf("the addressed message's row says it woke nothing:\n%s", wokeRow)
+	}
+}

@@ -24,6 +24,7 @@ func funcs() template.FuncMap {
 		"ago":          ago,
 		"channelURL":   channelURL,
 		"outcomeLabel": outcomeLabel,
+		"notWoken":     notWoken,
 		"outcomes":     state.Outcomes,
 		"thousands":    thousands,
 		"pretty":       prettyJSON,
@@ -46,6 +47,21 @@ func outcomeLabel(o string) string {
 		return "model error"
 	}
 	return o
+}
+
+// notWoken is how a message's decision reads on its row when the
+// message woke nothing ("not woken: unaddressed"), and "" when it woke
+// the bot or no policy decided: the reasons the bot stayed silent
+// otherwise show only in the metrics and the database.
+func notWoken(decision string) string {
+	switch decision {
+	case "", "direct", "ambient":
+		return ""
+	}
+	if strings.HasPrefix(decision, "addressed") {
+		return ""
+	}
+	return "not woken: " + decision
 }
 
 // ago says how long before now t was, coarsely; the zero time is "never".
