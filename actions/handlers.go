@@ -61,8 +61,8 @@ type PartCounter interface {
 }
 
 // Defaults of the built-in handlers, used where a HandlerDeps field is
-// zero. The command line's configuration and the README's configuration
-// table take theirs from here.
+// zero. The command line's configuration and the table of
+// docs/configuration.md take theirs from here.
 const (
 	// DefaultSleep is how long sleep lasts when the model names no duration.
 	DefaultSleep = 30 * time.Second

@@ -230,8 +230,8 @@ func TestNamesCappedEverywhere(t *testing.T) {
 	}
 }
 
-// TestMeasureBudgetCases reports the request sizes quoted in the README's
-// budget section (run with -v).
+// TestMeasureBudgetCases reports the request sizes quoted in the request
+// size section of docs/ticks.md (run with -v).
 func TestMeasureBudgetCases(t *testing.T) {
 	enc := tokens.New()
 	b := newTestBuilder(t, "", BuilderOptions{})

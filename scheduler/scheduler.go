@@ -69,8 +69,8 @@ type Dispatcher interface {
 }
 
 // Defaults of the loop's settings, used where a Config field is zero. The
-// command line's configuration and the README's configuration table take
-// theirs from here.
+// command line's configuration and the table of docs/configuration.md
+// take theirs from here.
 const (
 	// DefaultDebounce is the wait after a new message, so that a burst is
 	// read together.

@@ -23,7 +23,7 @@ import (
 	"github.com/airi-go/airi/state/postgres"
 )
 
-// config is every setting in the README's configuration table. Defaults,
+// config is every setting in docs/configuration.md's table. Defaults,
 // then the YAML file (keys are the variable names in lower case), then the
 // environment.
 type config struct {
@@ -371,7 +371,7 @@ const (
 )
 
 // defaultConfig is the configuration before the file and the environment.
-// The README's configuration table is checked against it.
+// The configuration table of docs/configuration.md is checked against it.
 func defaultConfig() config {
 	return config{
 		LLMTimeout: openai.DefaultTimeout, LLMMaxTokens: openai.DefaultMaxTokens, LLMJSONMode: openai.JSONModeOff,

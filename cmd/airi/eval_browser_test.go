@@ -137,3 +137,126 @@ func TestEvalHTMLReportInBrowser(t *testing.T) {
 		t.Errorf("a tick's drill-down should start with its state message, got %.80q", firstState)
 	}
 }
+
+// summaryCheck is what the page reports about one cell of the scores
+// table, from summaryJS.
+type summaryCheck struct {
+	Metric    string `json:"metric"`
+	Row       string `json:"row"`
+	Text      string `json:"text"`
+	InView    bool   `json:"inView"`
+	Reachable bool   `json:"reachable"`
+}
+
+// summaryLayout is the page's width and the cells summaryJS looked at.
+type summaryLayout struct {
+	ScrollWidth int            `json:"scrollWidth"`
+	InnerWidth  int            `json:"innerWidth"`
+	Scrolls     bool           `json:"scrolls"`
+	Cells       []summaryCheck `json:"cells"`
+}
+
+// summaryJS finds, for every row of every scores table, the cells of the
+// metrics a reader looks for first. A cell is in view when it lies within
+// the window; otherwise it is reachable when scrolling its .scroll box
+// brings it wholly inside that box, and the box inside the window.
+const summaryJS = `(() => {
+  const out = {scrollWidth: document.documentElement.scrollWidth, innerWidth: window.innerWidth, scrolls: false, cells: []};
+  const inside = (r, left, right) => r.width > 0 && r.left >= left - 0.5 && r.right <= right + 0.5;
+  for (const box of document.querySelectorAll(".summary .scroll")) {
+    out.scrolls = out.scrolls || box.scrollWidth > box.clientWidth;
+  }
+  for (const m of ["speak.precision", "speak.recall", "latency.p50_ms", "latency.p95_ms", "cost"]) {
+    for (const cell of document.querySelectorAll('table.scores td[data-metric="' + m + '"]')) {
+      const c = {metric: m, row: cell.parentElement.querySelector("th").textContent, text: cell.textContent};
+      c.inView = inside(cell.getBoundingClientRect(), 0, window.innerWidth);
+      c.reachable = c.inView;
+      const box = cell.closest(".scroll");
+      if (!c.inView && box) {
+        cell.scrollIntoView({block: "nearest", inline: "nearest"});
+        const b = box.getBoundingClientRect();
+        c.reachable = inside(b, 0, window.innerWidth) && inside(cell.getBoundingClientRect(), b.left, b.right);
+        box.scrollLeft = 0;
+      }
+      out.cells.push(c);
+    }
+  }
+  window.scrollTo(0, 0);
+  return out;
+})()`
+
+// TestEvalHTMLReportFitsTheScreen opens the HTML report on a phone (390
+// px) and a desktop (1280 px): the page is never wider than the window,
+// and precision, recall, latency and cost of every row of the scores
+// table are on screen or come into view by scrolling the table's own box.
+func TestEvalHTMLReportFitsTheScreen(t *testing.T) {
+	chromium := chromiumPath()
+	if chromium == "" {
+		t.Skip("chromium is not installed (apt-get install -y chromium); the HTML report's layout is not checked in a browser")
+	}
+	dir := t.TempDir()
+	// A second prompt set that changes nothing, so the report has two
+	// score tables and a delta table; a long file name tests the session
+	// column.
+	same := filepath.Join(dir, "prompts-unchanged")
+	if err := os.Mkdir(same, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	long := filepath.Join(dir, "a-rather-long-session-name-from-a-real-group-export-2026-04-02.jsonl")
+	if err := os.WriteFile(long, mustReadFile(t, filepath.Join(evalSessions, "direct-help.jsonl")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	srv := openaitest.NewServer(t, openaitest.Echo(openaitest.EchoOptions{}))
+	report := filepath.Join(dir, "report.html")
+	code, _, stderr := runEval(t, srv.URL(), "--runs", "2", "--prompts", "", "--prompts", same,
+		"--price-in", "0.15", "--price-out", "0.6", "--html", report,
+		filepath.Join(evalSessions, "direct-help.jsonl"), long)
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+
+	b := newBrowser(t, chromium)
+	for _, screen := range []struct {
+		name          string
+		width, height int64
+		opts          []chromedp.EmulateViewportOption
+	}{
+		{"phone", 390, 844, []chromedp.EmulateViewportOption{chromedp.EmulateMobile, chromedp.EmulateScale(2)}},
+		{"desktop", 1280, 900, nil},
+	} {
+		if err := chromedp.Do(b.ctx, chromedp.EmulateViewport(screen.width, screen.height, screen.opts...)); err != nil {
+			t.Fatal(err)
+		}
+		b.open("file://"+report, "h1")
+		l := jsEval[summaryLayout](b, summaryJS)
+		b.shot("eval-report-" + screen.name)
+		inView := 0
+		for _, c := range l.Cells {
+			if c.InView {
+				inView++
+			}
+		}
+		t.Logf("%s: page %d px in a %d px window; %d of %d summary cells on screen, the table scrolls inside its box: %v",
+			screen.name, l.ScrollWidth, l.InnerWidth, inView, len(l.Cells), l.Scrolls)
+		if l.InnerWidth != int(screen.width) {
+			t.Errorf("%s: the window is %d px wide, want %d (is the viewport meta tag there?)", screen.name, l.InnerWidth, screen.width)
+		}
+		if l.ScrollWidth > l.InnerWidth {
+			t.Errorf("%s: the page is %d px wide for a %d px window", screen.name, l.ScrollWidth, l.InnerWidth)
+		}
+		// Two prompt sets of two sessions and the overall row each, five metrics.
+		if len(l.Cells) != 2*3*5 {
+			t.Errorf("%s: found %d summary cells, want %d", screen.name, len(l.Cells), 2*3*5)
+		}
+		for _, c := range l.Cells {
+			if !c.Reachable {
+				t.Errorf("%s: %s of %q (%q) is off screen and its table does not scroll it into view", screen.name, c.Metric, c.Row, c.Text)
+			}
+		}
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, p := range b.problems {
+		t.Errorf("browser: %s", p)
+	}
+}

@@ -10,8 +10,8 @@ import (
 	"testing"
 )
 
-// readmeSetting is one variable of the README's configuration table and
-// the default the table gives it.
+// readmeSetting is one variable of the configuration table in
+// docs/configuration.md and the default the table gives it.
 type readmeSetting struct {
 	name string
 	// value is the default written as a value (`800ms`); empty when the
@@ -23,10 +23,10 @@ type readmeSetting struct {
 
 var backticked = regexp.MustCompile("`([^`]*)`")
 
-// readmeSettings reads the configuration table of README.md.
+// readmeSettings reads the configuration table of docs/configuration.md.
 func readmeSettings(t *testing.T) []readmeSetting {
 	t.Helper()
-	f, err := os.Open("../../README.md")
+	f, err := os.Open("../../docs/configuration.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +45,7 @@ func readmeSettings(t *testing.T) []readmeSetting {
 		}
 		cells := strings.Split(strings.Trim(line, "|"), " | ")
 		if len(cells) < 3 {
-			t.Fatalf("README.md:%d: want | variable | default | meaning |: %q", n, line)
+			t.Fatalf("docs/configuration.md:%d: want | variable | default | meaning |: %q", n, line)
 		}
 		var names []string
 		for _, m := range backticked.FindAllStringSubmatch(cells[0], -1) {
@@ -73,9 +73,10 @@ func readmeSettings(t *testing.T) []readmeSetting {
 	return out
 }
 
-// TestReadmeConfigurationTable keeps the README's configuration table
-// true: it lists every setting and no other, and each default it gives is
-// the one in the code (a setting given its README default is configured
+// TestReadmeConfigurationTable keeps the configuration table of
+// docs/configuration.md true: it lists every setting and no other, and
+// each default it gives is the one in the code (a setting given its
+// documented default is configured
 // exactly as with no setting at all).
 func TestReadmeConfigurationTable(t *testing.T) {
 	settings := readmeSettings(t)
@@ -85,25 +86,25 @@ func TestReadmeConfigurationTable(t *testing.T) {
 	}
 	for _, n := range settingNames {
 		if !slices.Contains(listed, n) {
-			t.Errorf("README.md: the configuration table does not list %s", n)
+			t.Errorf("docs/configuration.md: the configuration table does not list %s", n)
 		}
 	}
 	want := defaultConfig()
 	for _, s := range settings {
 		t.Run(s.name, func(t *testing.T) {
 			if !slices.Contains(settingNames, s.name) {
-				t.Fatalf("README.md:%d lists %s, which is not a setting", s.line, s.name)
+				t.Fatalf("docs/configuration.md:%d lists %s, which is not a setting", s.line, s.name)
 			}
 			got, err := parseConfig(map[string]string{s.name: s.value})
 			if err != nil {
-				t.Fatalf("README.md:%d: the default of %s, %q, is refused: %v", s.line, s.name, s.value, err)
+				t.Fatalf("docs/configuration.md:%d: the default of %s, %q, is refused: %v", s.line, s.name, s.value, err)
 			}
 			if !reflect.DeepEqual(got, want) {
 				what := "`" + s.value + "`"
 				if s.value == "" {
 					what = "unset"
 				}
-				t.Errorf("README.md:%d gives %s the default %s, the code another:\nREADME: %+v\ncode:   %+v", s.line, s.name, what, got, want)
+				t.Errorf("docs/configuration.md:%d gives %s the default %s, the code another:\ndocs:   %+v\ncode:   %+v", s.line, s.name, what, got, want)
 			}
 		})
 	}
