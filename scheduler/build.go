@@ -11,20 +11,20 @@ import (
 )
 
 // request gathers the tick's input, reads the watermark and builds the
-// request; on failure it names the step that failed.
-func (l *loop) request(ctx context.Context, w *wakeState, now time.Time, rec *state.Tick) (planner.Input, int64, planner.Prompt, planner.Request, string, error) {
+// request; its error is a *stepError naming the step that failed.
+func (l *loop) request(ctx context.Context, w *wakeState, now time.Time, rec *state.Tick) (planner.Input, int64, planner.Prompt, planner.Request, error) {
 	s := l.s
 	in, err := s.input(ctx, l.id, w, now, l.carry)
 	if err != nil {
-		return in, 0, planner.Prompt{}, planner.Request{}, "gather tick input", err
+		return in, 0, planner.Prompt{}, planner.Request{}, &stepError{stepInput, err}
 	}
 	watermark, err := s.deps.Store.LastMessageID(ctx, l.id)
 	if err != nil {
-		return in, 0, planner.Prompt{}, planner.Request{}, "read watermark", err
+		return in, 0, planner.Prompt{}, planner.Request{}, &stepError{stepWatermark, err}
 	}
 	prompt, err := s.deps.Prompter.Build(ctx, in)
 	if err != nil {
-		return in, 0, planner.Prompt{}, planner.Request{}, "build prompt", err
+		return in, 0, planner.Prompt{}, planner.Request{}, &stepError{stepBuild, err}
 	}
 	rec.Request = prompt.Messages
 	rec.Sections = prompt.Sections
@@ -32,7 +32,7 @@ func (l *loop) request(ctx context.Context, w *wakeState, now time.Time, rec *st
 	if s.cfg.SendUser {
 		req.User = "airi:" + l.id
 	}
-	return in, watermark, prompt, req, "", nil
+	return in, watermark, prompt, req, nil
 }
 
 // input gathers what the prompt of one tick shows. carry are messages

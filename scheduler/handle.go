@@ -21,7 +21,7 @@ import (
 // the ids of those it showed.
 func (l *loop) answered(ctx context.Context, w *wakeState, now time.Time, rec *state.Tick, incoming []state.Message, shownIDs []int64, content string, watermark int64) tickOutcome {
 	s := l.s
-	fail := func(what string, err error) tickOutcome { return l.fail(ctx, rec, what, err) }
+	fail := func(err error) tickOutcome { return l.fail(ctx, rec, err) }
 
 	// Read means seen: the model has answered a request that showed these
 	// messages, the new ones in the state message and those of the
@@ -36,7 +36,7 @@ func (l *loop) answered(ctx context.Context, w *wakeState, now time.Time, rec *s
 	}
 	if len(ids) > 0 {
 		if err := s.deps.Store.MarkRead(ctx, ids); err != nil {
-			return fail("mark shown messages read", err)
+			return fail(&stepError{stepMarkRead, err})
 		}
 	}
 	seen := shown
@@ -75,7 +75,7 @@ func (l *loop) answered(ctx context.Context, w *wakeState, now time.Time, rec *s
 		rec.Notes = parsed.Notes
 		raw, err := json.Marshal(parsed.Action)
 		if err != nil {
-			return fail("encode action", err)
+			return fail(&stepError{stepEncode, err})
 		}
 		rec.Action, actRec.Action = raw, raw
 		actRec.Name, actRec.Reasoning = parsed.Action.Name, parsed.Reasoning

@@ -13,6 +13,47 @@ import (
 	"github.com/airi-go/airi/state"
 )
 
+// step names a step of a tick; a tick record's ModelError starts with the
+// name of the step that failed.
+type step string
+
+// Steps of a tick that can fail.
+const (
+	stepBudget    step = "check the token budget"
+	stepInput     step = "gather tick input"
+	stepWatermark step = "read watermark"
+	stepBuild     step = "build prompt"
+	stepCall      step = "model call"
+	stepMarkRead  step = "mark shown messages read"
+	stepEncode    step = "encode action"
+)
+
+// stepError is the failure of one step of a tick.
+type stepError struct {
+	step step
+	err  error
+}
+
+// Error names the step before the cause, unless the cause names it
+// already (the model client's errors start with "model call").
+func (e *stepError) Error() string {
+	msg := e.err.Error()
+	if strings.HasPrefix(msg, string(e.step)+":") || strings.HasPrefix(msg, string(e.step)+" ") {
+		return msg
+	}
+	return string(e.step) + ": " + msg
+}
+
+func (e *stepError) Unwrap() error { return e.err }
+
+// stepOf returns the step that err says failed, or "".
+func stepOf(err error) step {
+	if se := (*stepError)(nil); errors.As(err, &se) {
+		return se.step
+	}
+	return ""
+}
+
 type tickOutcome struct {
 	delivered   int
 	res         actions.Result
@@ -46,7 +87,7 @@ func (l *loop) tick(ctx context.Context, w *wakeState) tickOutcome {
 	defer freeSlot()
 	now := s.cfg.Now()
 	rec := state.Tick{ChannelID: l.id, Wake: w.id, Trigger: string(w.trigger), Now: now}
-	fail := func(what string, err error) tickOutcome { return l.fail(ctx, &rec, what, err) }
+	fail := func(err error) tickOutcome { return l.fail(ctx, &rec, err) }
 
 	// Messages that arrived before the request is built are part of it.
 	select {
@@ -57,7 +98,7 @@ func (l *loop) tick(ctx context.Context, w *wakeState) tickOutcome {
 	if s.deps.Budget != nil {
 		rel, ok, err := s.deps.Budget.Admit(ctx, l.id, now)
 		if err != nil {
-			return fail("check the token budget", err)
+			return fail(&stepError{stepBudget, err})
 		}
 		if !ok {
 			s.log.Info("token budget used up: no model call; unread messages wait for the budget", zap.String("channel", l.id))
@@ -70,9 +111,9 @@ func (l *loop) tick(ctx context.Context, w *wakeState) tickOutcome {
 	spent := int64(0)
 	defer func() { release(spent) }()
 
-	in, watermark, prompt, req, what, err := l.request(ctx, w, now, &rec)
+	in, watermark, prompt, req, err := l.request(ctx, w, now, &rec)
 	if err != nil {
-		return fail(what, err)
+		return fail(err)
 	}
 	stopTyping := s.typing(ctx, l.id)
 	defer stopTyping()
@@ -86,9 +127,9 @@ func (l *loop) tick(ctx context.Context, w *wakeState) tickOutcome {
 		rec.ModelError = fmt.Sprintf("model call: %v", err)
 		s.record(ctx, rec)
 		rec = state.Tick{ChannelID: l.id, Wake: w.id, Trigger: string(w.trigger), Now: now}
-		in, watermark, prompt, req, what, err = l.request(ctx, w, now, &rec)
+		in, watermark, prompt, req, err = l.request(ctx, w, now, &rec)
 		if err != nil {
-			return fail(what, err)
+			return fail(err)
 		}
 		resp, interrupted, err = s.complete(ctx, l, w, req, watermark)
 	}
@@ -110,7 +151,7 @@ func (l *loop) tick(ctx context.Context, w *wakeState) tickOutcome {
 		if ctx.Err() != nil {
 			return tickOutcome{modelErr: err}
 		}
-		return fail("model call", err)
+		return fail(&stepError{stepCall, err})
 	}
 
 	s.model.observe(l.id, nil)
@@ -119,18 +160,15 @@ func (l *loop) tick(ctx context.Context, w *wakeState) tickOutcome {
 	return l.answered(ctx, w, now, &rec, in.Incoming, prompt.Shown, resp.Content, watermark)
 }
 
-// fail records a tick that failed at what (a step, or "model call").
-func (l *loop) fail(ctx context.Context, rec *state.Tick, what string, err error) tickOutcome {
+// fail records a tick whose step failed; err is a *stepError.
+func (l *loop) fail(ctx context.Context, rec *state.Tick, err error) tickOutcome {
 	s := l.s
 	if ctx.Err() != nil {
 		// Shutting down: the cancellation is not a failure to report.
 		return tickOutcome{modelErr: err}
 	}
-	if !strings.HasPrefix(err.Error(), what+":") && !strings.HasPrefix(err.Error(), what+" ") {
-		err = fmt.Errorf("%s: %w", what, err)
-	}
 	rec.ModelError = err.Error()
-	if what == "model call" {
+	if stepOf(err) == stepCall {
 		s.model.observe(l.id, err)
 	} else {
 		s.log.Error("tick failed", zap.String("channel", l.id), zap.Error(err))
