@@ -3,44 +3,46 @@ package scheduler
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/airi-go/airi/planner"
 	"github.com/airi-go/airi/scheduler/budget"
 	"github.com/airi-go/airi/state"
 )
 
-// request gathers the tick's input, reads the watermark and builds the
-// request; its error is a *stepError naming the step that failed.
-func (l *loop) request(ctx context.Context, w *wakeState, now time.Time, rec *state.Tick) (planner.Input, int64, planner.Prompt, planner.Request, error) {
-	s := l.s
-	in, err := s.input(ctx, l.id, w, now, l.carry)
+// build gathers the tick's input, reads the watermark and builds the
+// request.
+func (t *tick) build(ctx context.Context) error {
+	l, s := t.l, t.l.s
+	in, err := t.input(ctx)
 	if err != nil {
-		return in, 0, planner.Prompt{}, planner.Request{}, &stepError{stepInput, err}
+		return &stepError{stepInput, err}
 	}
 	watermark, err := s.deps.Store.LastMessageID(ctx, l.id)
 	if err != nil {
-		return in, 0, planner.Prompt{}, planner.Request{}, &stepError{stepWatermark, err}
+		return &stepError{stepWatermark, err}
 	}
 	prompt, err := s.deps.Prompter.Build(ctx, in)
 	if err != nil {
-		return in, 0, planner.Prompt{}, planner.Request{}, &stepError{stepBuild, err}
+		return &stepError{stepBuild, err}
 	}
-	rec.Request = prompt.Messages
-	rec.Sections = prompt.Sections
-	req := planner.Request{ChannelID: l.id, Messages: prompt.Messages}
+	t.incoming, t.shown, t.tokens, t.watermark = in.Incoming, prompt.Shown, prompt.Tokens, watermark
+	t.rec.Request = prompt.Messages
+	t.rec.Sections = prompt.Sections
+	t.req = planner.Request{ChannelID: l.id, Messages: prompt.Messages}
 	if s.cfg.SendUser {
-		req.User = "airi:" + l.id
+		t.req.User = "airi:" + l.id
 	}
-	return in, watermark, prompt, req, nil
+	return nil
 }
 
-// input gathers what the prompt of one tick shows. carry are messages
-// already read that are shown as new again (their previous answer did not
-// parse); the unread messages follow, up to the display cap, except those
-// of the previous call's read result (w.pending), which that result shows.
-// The prompt builder shows as many of them as fit its budget.
-func (s *Scheduler) input(ctx context.Context, id string, w *wakeState, now time.Time, carry []state.Message) (planner.Input, error) {
+// input gathers what the prompt of the tick shows. The loop's carry are
+// messages already read that are shown as new again (their previous
+// answer did not parse); the unread messages follow, up to the display
+// cap, except those of the previous call's read result (w.pending), which
+// that result shows. The prompt builder shows as many of them as fit its
+// budget.
+func (t *tick) input(ctx context.Context) (planner.Input, error) {
+	s, id, w, now, carry := t.l.s, t.l.id, t.w, t.now, t.l.carry
 	st := s.deps.Store
 	ch, err := st.Channel(ctx, id)
 	if err != nil {

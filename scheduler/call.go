@@ -4,8 +4,6 @@ import (
 	"context"
 	"sync"
 	"time"
-
-	"github.com/airi-go/airi/planner"
 )
 
 // typingDelay is how long a model call runs before the channel shows a
@@ -34,19 +32,23 @@ func (s *Scheduler) typing(ctx context.Context, id string) (stop func()) {
 	})
 }
 
-// complete calls the model; the caller holds a model slot. A message arriving
-// for the channel cancels the call once per wake (when interrupts are on),
-// if it is newer than watermark: a message stored just before the request
-// was built signals after it, but the request already shows it.
-func (s *Scheduler) complete(ctx context.Context, l *loop, w *wakeState, req planner.Request, watermark int64) (planner.Response, bool, error) {
+// call asks the model for its answer to the request; the tick holds a
+// model slot. A message arriving for the channel cancels the call once per
+// wake (when interrupts are on), if it is newer than the watermark: a
+// message stored just before the request was built signals after it, but
+// the request already shows it. An interrupted call sets t.interrupted
+// and returns no error.
+func (t *tick) call(ctx context.Context) error {
+	l, s := t.l, t.l.s
 	callCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var (
 		interrupted bool
 		wg          sync.WaitGroup
 		stop        = make(chan struct{})
+		watermark   = t.watermark
 	)
-	if s.cfg.Interrupt && !w.interrupted {
+	if s.cfg.Interrupt && !t.w.interrupted {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -65,11 +67,13 @@ func (s *Scheduler) complete(ctx context.Context, l *loop, w *wakeState, req pla
 			}
 		}()
 	}
-	resp, err := s.deps.Model.Complete(callCtx, req)
+	resp, err := s.deps.Model.Complete(callCtx, t.req)
 	close(stop)
 	wg.Wait()
-	if interrupted && ctx.Err() == nil && err != nil {
-		return resp, true, nil
+	t.resp = resp
+	t.interrupted = interrupted && ctx.Err() == nil && err != nil
+	if err != nil && !t.interrupted {
+		return &stepError{stepCall, err}
 	}
-	return resp, false, err
+	return nil
 }

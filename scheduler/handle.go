@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"go.uber.org/zap"
@@ -15,18 +14,16 @@ import (
 	"github.com/airi-go/airi/state"
 )
 
-// answered handles the model's answer to a tick's request: it marks what
-// the request showed read, parses and runs the action, and records the
-// tick. incoming are the messages the request offered as new, shownIDs
-// the ids of those it showed.
-func (l *loop) answered(ctx context.Context, w *wakeState, now time.Time, rec *state.Tick, incoming []state.Message, shownIDs []int64, content string, watermark int64) tickOutcome {
-	s := l.s
-	fail := func(err error) tickOutcome { return l.fail(ctx, rec, err) }
+// handle handles the model's answer to the request: it marks what the
+// request showed read, parses the answer and runs its action, leaving
+// what the action did in t.out and its record in t.act.
+func (t *tick) handle(ctx context.Context) error {
+	l, s, w, rec := t.l, t.l.s, t.w, &t.rec
 
 	// Read means seen: the model has answered a request that showed these
 	// messages, the new ones in the state message and those of the
 	// previous call's read result.
-	shown := shownMessages(incoming, shownIDs)
+	shown := shownMessages(t.incoming, t.shown)
 	ids := make([]int64, 0, len(shown)+len(w.pending))
 	for _, m := range shown {
 		ids = append(ids, m.ID)
@@ -36,7 +33,7 @@ func (l *loop) answered(ctx context.Context, w *wakeState, now time.Time, rec *s
 	}
 	if len(ids) > 0 {
 		if err := s.deps.Store.MarkRead(ctx, ids); err != nil {
-			return fail(&stepError{stepMarkRead, err})
+			return &stepError{stepMarkRead, err}
 		}
 	}
 	seen := shown
@@ -47,11 +44,14 @@ func (l *loop) answered(ctx context.Context, w *wakeState, now time.Time, rec *s
 	}
 	w.pending = nil
 	if s.cfg.Attention != nil {
-		l.called(now, seen)
+		l.called(t.now, seen)
 	}
-	out := tickOutcome{delivered: len(shown), watermark: watermark}
+	out := &t.out
+	*out = tickOutcome{delivered: len(shown), watermark: t.watermark}
 
-	actRec := state.ActionRecord{ChannelID: l.id, Wake: w.id, Time: now}
+	actRec := &t.act
+	*actRec = state.ActionRecord{ChannelID: l.id, Wake: w.id, Time: t.now}
+	content := t.resp.Content
 	parsed, perr := s.deps.Parser.Parse(content)
 	if perr != nil {
 		kind := parse.KindNoAction
@@ -75,12 +75,12 @@ func (l *loop) answered(ctx context.Context, w *wakeState, now time.Time, rec *s
 		rec.Notes = parsed.Notes
 		raw, err := json.Marshal(parsed.Action)
 		if err != nil {
-			return fail(&stepError{stepEncode, err})
+			return &stepError{stepEncode, err}
 		}
 		rec.Action, actRec.Action = raw, raw
 		actRec.Name, actRec.Reasoning = parsed.Action.Name, parsed.Reasoning
 		out.res = s.deps.Dispatcher.Dispatch(ctx, actions.Call{
-			Channel: l.id, Action: parsed.Action, Watermark: watermark, MayAbort: !w.aborted,
+			Channel: l.id, Action: parsed.Action, Watermark: t.watermark, MayAbort: !w.aborted,
 		})
 		out.delivered += out.res.Delivered
 		if parsed.Action.Name == actions.NameSendMessage {
@@ -92,7 +92,7 @@ func (l *loop) answered(ctx context.Context, w *wakeState, now time.Time, rec *s
 	if s.cfg.Attention != nil {
 		for _, e := range out.res.Effects {
 			if e.Kind == "send" && s.allowed(e.ChannelID) {
-				s.loopFor(e.ChannelID).spoke(now)
+				s.loopFor(e.ChannelID).spoke(t.now)
 			}
 		}
 	}
@@ -101,24 +101,7 @@ func (l *loop) answered(ctx context.Context, w *wakeState, now time.Time, rec *s
 			rec.Effects = eff
 		}
 	}
-	// What happened is recorded even when shutdown cancelled the tick.
-	bg := context.WithoutCancel(ctx)
-	var act *state.ActionRecord
-	if actRec.Name != actions.NameBreak {
-		act = &actRec
-	}
-	tickID, actionStored := s.recordEnd(bg, act, *rec)
-	if actionStored && len(out.res.Shown) > 0 {
-		// The next request shows this result; what it lists is read
-		// once the model answers that request.
-		w.pending = out.res.Shown
-	}
-	if len(out.res.Notes) > 0 && tickID > 0 {
-		if err := s.deps.Store.SetNoteTick(bg, out.res.Notes, tickID); err != nil {
-			s.log.Error("record the tick that wrote notes", zap.String("channel", l.id), zap.Error(err))
-		}
-	}
-	return out
+	return nil
 }
 
 // logSend logs the outcome of a send_message: one line per message sent,

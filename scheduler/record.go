@@ -5,8 +5,34 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/airi-go/airi/actions"
 	"github.com/airi-go/airi/state"
 )
+
+// record stores the end of the tick, even when shutdown cancelled it:
+// the action record (none for a break, which clears the history), the
+// trim of the action history and the tick record. The read result the
+// action returned becomes the wake's pending messages once its action
+// record is stored, and the notes the action wrote name the tick.
+func (t *tick) record(ctx context.Context) {
+	s, res := t.l.s, t.out.res
+	bg := context.WithoutCancel(ctx)
+	var act *state.ActionRecord
+	if t.act.Name != actions.NameBreak {
+		act = &t.act
+	}
+	tickID, actionStored := s.recordEnd(bg, act, t.rec)
+	if actionStored && len(res.Shown) > 0 {
+		// The next request shows this result; what it lists is read
+		// once the model answers that request.
+		t.w.pending = res.Shown
+	}
+	if len(res.Notes) > 0 && tickID > 0 {
+		if err := s.deps.Store.SetNoteTick(bg, res.Notes, tickID); err != nil {
+			s.log.Error("record the tick that wrote notes", zap.String("channel", t.l.id), zap.Error(err))
+		}
+	}
+}
 
 // recordEnd records the end of a tick: the action record (when there is
 // one), the trim of the action history and the tick record, in one

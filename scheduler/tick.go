@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"go.uber.org/zap"
 
@@ -54,18 +55,67 @@ func stepOf(err error) step {
 	return ""
 }
 
+// tickOutcome is what a tick tells its wake.
 type tickOutcome struct {
 	delivered   int
 	res         actions.Result
 	interrupted bool
-	modelErr    error
+	// err is the failure of a step (a *stepError), or the cancellation
+	// of the wake.
+	err error
 	// watermark is the newest stored message id when the request was built.
 	watermark int64
 }
 
+// tick is one model call of a wake and the action it produced, as a value
+// that its steps fill in turn: build gathers the input and builds the
+// request, call asks the model, handle marks read what the request showed
+// and runs the answer's action, record stores the end of the tick. A step
+// that fails returns a *stepError naming it, and fail records the tick
+// with it.
+//
+// The tick lives on the heap and each step is a method of its own, so
+// that a wake waiting on the model keeps only the small frames of run and
+// call on its stack: the garbage collector shrinks a goroutine's stack
+// only while less than a quarter of it is used, and a frame holding every
+// step's locals kept each waiting chat's stack at twice the size
+// (BenchmarkChannelMemory/waiting measures it).
+type tick struct {
+	l   *loop
+	w   *wakeState
+	now time.Time
+	// rec is the tick's record; every step adds to it.
+	rec state.Tick
+	// holding is set while the tick holds a model slot.
+	holding bool
+
+	// Left by build: the messages the request offers as new and the ids
+	// of those it shows, its estimated tokens, the request, and the newest
+	// stored message id when it was built.
+	incoming  []state.Message
+	shown     []int64
+	tokens    int
+	req       planner.Request
+	watermark int64
+
+	// Left by call: the answer, or that a new message interrupted it.
+	resp        planner.Response
+	interrupted bool
+
+	// Left by handle: what the action did, and its record.
+	out tickOutcome
+	act state.ActionRecord
+}
+
 // tick runs one model call and the action it produced.
 func (l *loop) tick(ctx context.Context, w *wakeState) tickOutcome {
-	s := l.s
+	t := &tick{l: l, w: w}
+	return t.run(ctx)
+}
+
+// run takes a model slot and the budget's leave, then runs the steps.
+func (t *tick) run(ctx context.Context) tickOutcome {
+	l, s, w := t.l, t.l.s, t.w
 	// The model slot is taken before the request is built, not only for
 	// the call: in a burst as many requests are built and held at once as
 	// there are slots, not one per waiting channel (their memory, and CPU
@@ -75,19 +125,12 @@ func (l *loop) tick(ctx context.Context, w *wakeState) tickOutcome {
 	select {
 	case s.sem <- struct{}{}:
 	case <-ctx.Done():
-		return tickOutcome{modelErr: ctx.Err()}
+		return tickOutcome{err: ctx.Err()}
 	}
-	holding := true
-	freeSlot := func() {
-		if holding {
-			holding = false
-			<-s.sem
-		}
-	}
-	defer freeSlot()
-	now := s.cfg.Now()
-	rec := state.Tick{ChannelID: l.id, Wake: w.id, Trigger: string(w.trigger), Now: now}
-	fail := func(err error) tickOutcome { return l.fail(ctx, &rec, err) }
+	t.holding = true
+	defer t.freeSlot()
+	t.now = s.cfg.Now()
+	t.rec = t.newRecord()
 
 	// Messages that arrived before the request is built are part of it.
 	select {
@@ -96,9 +139,9 @@ func (l *loop) tick(ctx context.Context, w *wakeState) tickOutcome {
 	}
 	release := func(int64) {}
 	if s.deps.Budget != nil {
-		rel, ok, err := s.deps.Budget.Admit(ctx, l.id, now)
+		rel, ok, err := s.deps.Budget.Admit(ctx, l.id, t.now)
 		if err != nil {
-			return fail(&stepError{stepBudget, err})
+			return t.fail(ctx, &stepError{stepBudget, err})
 		}
 		if !ok {
 			s.log.Info("token budget used up: no model call; unread messages wait for the budget", zap.String("channel", l.id))
@@ -111,70 +154,82 @@ func (l *loop) tick(ctx context.Context, w *wakeState) tickOutcome {
 	spent := int64(0)
 	defer func() { release(spent) }()
 
-	in, watermark, prompt, req, err := l.request(ctx, w, now, &rec)
-	if err != nil {
-		return fail(err)
+	if err := t.build(ctx); err != nil {
+		return t.fail(ctx, err)
 	}
 	stopTyping := s.typing(ctx, l.id)
 	defer stopTyping()
-	resp, interrupted, err := s.complete(ctx, l, w, req, watermark)
-	if err != nil && !interrupted && ctx.Err() == nil && errors.Is(err, planner.ErrContextLength) && w.shrink < maxShrink {
+	err := t.call(ctx)
+	if err != nil && ctx.Err() == nil && errors.Is(err, planner.ErrContextLength) && w.shrink < maxShrink {
 		// The estimate was over what this model takes: record the refusal,
-		// halve the history and ask once more.
+		// halve the history and ask once more. The refusal is recorded as
+		// the model's own error after the step's name.
+		cause := errors.Unwrap(err)
 		w.shrink++
 		s.log.Warn("the model refused the request as longer than its context; retrying once with half the history (lower AIRI_PROMPT_MAX_TOKENS to avoid this)",
-			zap.String("channel", l.id), zap.Int("estimated_tokens", prompt.Tokens), zap.Int("shrink", w.shrink), zap.Error(err))
-		rec.ModelError = fmt.Sprintf("model call: %v", err)
-		s.record(ctx, rec)
-		rec = state.Tick{ChannelID: l.id, Wake: w.id, Trigger: string(w.trigger), Now: now}
-		in, watermark, prompt, req, err = l.request(ctx, w, now, &rec)
-		if err != nil {
-			return fail(err)
+			zap.String("channel", l.id), zap.Int("estimated_tokens", t.tokens), zap.Int("shrink", w.shrink), zap.Error(cause))
+		t.rec.ModelError = fmt.Sprintf("%s: %v", stepCall, cause)
+		s.record(ctx, t.rec)
+		t.rec = t.newRecord()
+		if err := t.build(ctx); err != nil {
+			return t.fail(ctx, err)
 		}
-		resp, interrupted, err = s.complete(ctx, l, w, req, watermark)
+		err = t.call(ctx)
 	}
-	freeSlot()
+	t.freeSlot()
 	stopTyping()
-	spent = s.cost(req, resp, err)
-	if s.cfg.Attention != nil && (err != nil || interrupted) {
-		l.called(now, nil)
+	spent = s.cost(t.req, t.resp, err)
+	if s.cfg.Attention != nil && (err != nil || t.interrupted) {
+		l.called(t.now, nil)
 	}
-	rec.Raw, rec.Reasoning, rec.Usage = resp.Content, resp.Reasoning, resp.Usage
-	rec.LatencyMS = resp.Latency.Milliseconds()
-	if interrupted {
+	t.rec.Raw, t.rec.Reasoning, t.rec.Usage = t.resp.Content, t.resp.Reasoning, t.resp.Usage
+	t.rec.LatencyMS = t.resp.Latency.Milliseconds()
+	if t.interrupted {
 		w.interrupted = true
-		rec.ModelError = "interrupted: a new message arrived; planning again with it"
-		s.record(ctx, rec)
+		t.rec.ModelError = "interrupted: a new message arrived; planning again with it"
+		s.record(ctx, t.rec)
 		return tickOutcome{interrupted: true}
 	}
 	if err != nil {
-		if ctx.Err() != nil {
-			return tickOutcome{modelErr: err}
-		}
-		return fail(&stepError{stepCall, err})
+		return t.fail(ctx, err)
 	}
 
 	s.model.observe(l.id, nil)
-	// The answer is handled in a function of its own: the frame of this
-	// one is what a wake waiting on the model keeps on its stack.
-	return l.answered(ctx, w, now, &rec, in.Incoming, prompt.Shown, resp.Content, watermark)
+	if err := t.handle(ctx); err != nil {
+		return t.fail(ctx, err)
+	}
+	t.record(ctx)
+	return t.out
 }
 
-// fail records a tick whose step failed; err is a *stepError.
-func (l *loop) fail(ctx context.Context, rec *state.Tick, err error) tickOutcome {
-	s := l.s
+// newRecord returns the tick's record before any step added to it.
+func (t *tick) newRecord() state.Tick {
+	return state.Tick{ChannelID: t.l.id, Wake: t.w.id, Trigger: string(t.w.trigger), Now: t.now}
+}
+
+// freeSlot gives the tick's model slot back, once.
+func (t *tick) freeSlot() {
+	if t.holding {
+		t.holding = false
+		<-t.l.s.sem
+	}
+}
+
+// fail records the tick with the step that failed; err is a *stepError.
+func (t *tick) fail(ctx context.Context, err error) tickOutcome {
+	s := t.l.s
 	if ctx.Err() != nil {
 		// Shutting down: the cancellation is not a failure to report.
-		return tickOutcome{modelErr: err}
+		return tickOutcome{err: err}
 	}
-	rec.ModelError = err.Error()
+	t.rec.ModelError = err.Error()
 	if stepOf(err) == stepCall {
-		s.model.observe(l.id, err)
+		s.model.observe(t.l.id, err)
 	} else {
-		s.log.Error("tick failed", zap.String("channel", l.id), zap.Error(err))
+		s.log.Error("tick failed", zap.String("channel", t.l.id), zap.Error(err))
 	}
-	s.record(ctx, *rec)
-	return tickOutcome{modelErr: err}
+	s.record(ctx, t.rec)
+	return tickOutcome{err: err}
 }
 
 // cost is what a model call spent against the budget: the usage the

@@ -127,11 +127,11 @@ func (l *loop) wake(ctx context.Context, trig Trigger) WakeReport {
 		if out.interrupted {
 			continue
 		}
-		if out.modelErr != nil {
+		if out.err != nil {
 			rep.ModelFailed = true
-			rep.Fatal = errors.Is(out.modelErr, planner.ErrPermanent)
+			rep.Fatal = errors.Is(out.err, planner.ErrPermanent)
 			if rep.Fatal && s.deps.OnFatal != nil {
-				s.deps.OnFatal(out.modelErr)
+				s.deps.OnFatal(out.err)
 			}
 			break
 		}
