@@ -73,13 +73,6 @@ type tickOutcome struct {
 // and runs the answer's action, record stores the end of the tick. A step
 // that fails returns a *stepError naming it, and fail records the tick
 // with it.
-//
-// The tick lives on the heap and each step is a method of its own, so
-// that a wake waiting on the model keeps only the small frames of run and
-// call on its stack: the garbage collector shrinks a goroutine's stack
-// only while less than a quarter of it is used, and a frame holding every
-// step's locals kept each waiting chat's stack at twice the size
-// (BenchmarkChannelMemory/waiting measures it).
 type tick struct {
 	l   *loop
 	w   *wakeState
