@@ -50,6 +50,9 @@ type Config struct {
 	// ContinueDelay is the pause between the calls of one wake and before
 	// a re-arm [DefaultContinueDelay]; NoContinueDelay makes it none.
 	ContinueDelay   time.Duration
+	// ModelProbe bounds how often ModelDegraded asks the model itself
+	// while every call fails [DefaultModelProbe].
+	ModelProbe time.Duration
 	NoContinueDelay bool
 	RetryDelay      time.Duration // after a failed model call; 5s
 	// Concurrency bounds the model calls in flight [DefaultConcurrency].
@@ -139,6 +142,7 @@ func (c *Config) defaults() {
 	def(&c.TickInterval, DefaultTickInterval, c.NoPeriodic)
 	def(&c.ContinueDelay, DefaultContinueDelay, c.NoContinueDelay)
 	def(&c.RetryDelay, 5*time.Second, false)
+	def(&c.ModelProbe, DefaultModelProbe, false)
 	defInt := func(d *int, v int) {
 		if *d <= 0 {
 			*d = v

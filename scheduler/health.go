@@ -1,13 +1,16 @@
 package scheduler
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"time"
 
 	"go.uber.org/zap"
 
 	"github.com/airi-go/airi/planner"
+	"github.com/airi-go/airi/state"
 )
 
 // modelHealth follows whether model calls succeed. A failure is logged
@@ -23,6 +26,8 @@ type modelHealth struct {
 	lastText  string
 	repeats   int
 	permanent error
+	// probed is when ModelDegraded last asked the model itself.
+	probed time.Time
 }
 
 // observe records the outcome of one model call of a channel.
@@ -85,3 +90,58 @@ func (s *Scheduler) ModelFailing() (time.Time, string) { return s.model.failingS
 // URL: a failure retrying cannot fix) while the last call failed that
 // way, or nil. Readiness checks report it.
 func (s *Scheduler) ModelErr() error { return s.model.err() }
+
+// DefaultModelGiveUp is how long every model call may fail before
+// readiness reports the model degraded.
+const DefaultModelGiveUp = 60 * time.Second
+
+// DefaultModelProbe bounds how often ModelDegraded asks the model itself
+// while calls fail.
+const DefaultModelProbe = 15 * time.Second
+
+// ModelDegraded returns why the model is not serving: its permanent
+// refusal, or, when every call has failed for at least after, the last
+// error and for how long; nil while it serves. While calls fail it also
+// asks the model itself, at most every Config.ModelProbe, with one small
+// call (not a tick: nothing is recorded or shown to a chat) whose
+// outcome counts like any call's, so that readiness turns good again
+// soon after the model comes back even when no chat wakes the bot.
+func (s *Scheduler) ModelDegraded(ctx context.Context, after time.Duration) error {
+	if err := s.model.err(); err != nil {
+		return err
+	}
+	since, _ := s.model.failingSince()
+	if since.IsZero() {
+		return nil
+	}
+	if s.model.probeDue(s.cfg.ModelProbe) {
+		pctx, cancel := context.WithTimeout(ctx, s.cfg.ModelProbe)
+		_, err := s.deps.Model.Complete(pctx, planner.Request{ChannelID: "airi:probe", Messages: []state.ChatMessage{
+			{Role: "user", Content: `Answer with {"action":"continue"} and nothing else.`},
+		}})
+		cancel()
+		if ctx.Err() == nil {
+			s.model.observe("airi:probe", err)
+		}
+	}
+	if err := s.model.err(); err != nil {
+		return err
+	}
+	since, last := s.model.failingSince()
+	if d := time.Since(since); !since.IsZero() && d >= after {
+		return fmt.Errorf("every model call has failed for %s: %s", d.Round(time.Second), last)
+	}
+	return nil
+}
+
+// probeDue reports whether a probe may start now, and if so notes that
+// one did.
+func (h *modelHealth) probeDue(every time.Duration) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if time.Since(h.probed) < every {
+		return false
+	}
+	h.probed = time.Now()
+	return true
+}

@@ -2,9 +2,11 @@ package scheduler_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
@@ -109,5 +111,44 @@ func TestParseFailureLoggedWithKind(t *testing.T) {
 	lines := logged(logs, "answer did not parse; the model is told why")
 	if len(lines) != 1 || lines[0].ContextMap()["kind"] != "unknown-action" {
 		t.Fatalf("parse failure lines: %v", lines)
+	}
+}
+
+// TestModelDegraded checks readiness's view of the model: calls that
+// fail for longer than the threshold make it degraded, naming the
+// error; once the model serves again, its own probe clears that without
+// any chat waking the bot.
+func TestModelDegraded(t *testing.T) {
+	down := true
+	m := newModel(func(context.Context, int, planner.Request) (string, error) {
+		if down {
+			return "", errors.New("model call: dial tcp 127.0.0.1:1: connection refused")
+		}
+		return `{"action":"continue"}`, nil
+	})
+	h := newHarnessLog(t, scheduler.Config{NoDebounce: true, ModelProbe: time.Nanosecond}, m, zap.NewNop())
+	ctx := context.Background()
+	if err := h.sched.ModelDegraded(ctx, 0); err != nil {
+		t.Fatalf("degraded before any call: %v", err)
+	}
+	h.say("hi")
+	h.sched.Wake(ctx, "c1", "message")
+	if err := h.sched.ModelDegraded(ctx, time.Hour); err != nil {
+		t.Errorf("degraded after a failure, under the threshold: %v", err)
+	}
+	err := h.sched.ModelDegraded(ctx, 0)
+	if err == nil || !strings.Contains(err.Error(), "connection refused") || !strings.Contains(err.Error(), "every model call has failed") {
+		t.Fatalf("ModelDegraded = %v; want the model's error", err)
+	}
+	calls := len(m.requests())
+	down = false
+	if err := h.sched.ModelDegraded(ctx, 0); err != nil {
+		t.Errorf("still degraded once the model serves: %v", err)
+	}
+	if len(m.requests()) != calls+1 {
+		t.Errorf("%d model calls to see it back, want 1 probe", len(m.requests())-calls)
+	}
+	if err := h.sched.ModelDegraded(ctx, 0); err != nil || len(m.requests()) != calls+1 {
+		t.Errorf("serving model: ModelDegraded = %v after %d more calls; want nil and no probe", err, len(m.requests())-calls-1)
 	}
 }
