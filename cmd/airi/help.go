@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 )
 
@@ -75,6 +76,19 @@ func findCommand(name string) (command, bool) {
 	return command{}, false
 }
 
+// commandWords are the words that may start a command line: each
+// command or group name, and help.
+func commandWords() []string {
+	words := []string{"help"}
+	for _, c := range commands {
+		w, _, _ := strings.Cut(c.name, " ")
+		if !slices.Contains(words, w) {
+			words = append(words, w)
+		}
+	}
+	return words
+}
+
 // subcommands returns the commands under a group ("db" gives "db backup",
 // "db stats").
 func subcommands(group string) []command {
@@ -116,9 +130,25 @@ func (a *app) parseFlags(fs *flag.FlagSet, args []string) (code int, ok bool) {
 		commandUsage(a.stdout, fs)
 		return exitOK, false
 	default:
-		fmt.Fprintf(a.stderr, "airi %s: %v\nrun \"airi %s --help\" for its flags\n", fs.Name(), err, fs.Name())
+		fmt.Fprintf(a.stderr, "airi %s: %v%s\nrun \"airi %s --help\" for its flags\n", fs.Name(), err, flagSuggestion(fs, err), fs.Name())
 		return exitUsage, false
 	}
+}
+
+// flagSuggestion names the flag of fs closest to the undefined one err
+// reports, as " (did you mean --json?)", or is "".
+func flagSuggestion(fs *flag.FlagSet, err error) string {
+	name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: ")
+	if !ok {
+		return ""
+	}
+	name = strings.TrimLeft(name, "-")
+	var names []string
+	fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
+	if c, ok := closest(name, names); ok {
+		return " (did you mean --" + c + "?)"
+	}
+	return ""
 }
 
 // commandUsage prints a command's usage line, description and flags.

@@ -68,14 +68,18 @@ func (a *app) run(ctx context.Context, args []string) int {
 		if run, ok := a.handlers()[name]; ok {
 			return run(ctx, rest[1:])
 		}
-		fmt.Fprintf(a.stderr, "airi %s: unknown subcommand %q\n", cmd, rest[0])
+		var names []string
+		for _, c := range subs {
+			names = append(names, strings.TrimPrefix(c.name, cmd+" "))
+		}
+		fmt.Fprintf(a.stderr, "airi %s: unknown subcommand %q%s\n", cmd, rest[0], didYouMean(rest[0], names))
 		groupUsage(a.stderr, cmd)
 		return exitUsage
 	}
 	if run, ok := a.handlers()[cmd]; ok {
 		return run(ctx, rest)
 	}
-	fmt.Fprintf(a.stderr, "airi: unknown command %q\n\n%s", cmd, usageText())
+	fmt.Fprintf(a.stderr, "airi: unknown command %q%s\n\n%s", cmd, didYouMean(cmd, commandWords()), usageText())
 	return exitUsage
 }
 
