@@ -34,6 +34,7 @@ var commands = []command{
 	{"parse", "", "parse model answers into actions"},
 	{"actions", "", "print the registered actions and their schemas"},
 	{"prompt render", "", "print the request a tick would send"},
+	{"prompt init", "DIR", "write the embedded templates into DIR, to edit them there with PROMPTS_DIR=DIR"},
 	{"replay", "FILE...", "replay recorded sessions and report differences"},
 	{"eval", "FILE...", "score labelled sessions against the configured model"},
 	{"memory list", "", "list the bot's memory notes"},

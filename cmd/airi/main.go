@@ -102,6 +102,7 @@ func (a *app) handlers() map[string]func(context.Context, []string) int {
 		"parse":          a.cmdParse,
 		"actions":        a.cmdActions,
 		"prompt render":  a.cmdPromptRender,
+		"prompt init":    a.cmdPromptInit,
 		"replay":         a.cmdReplay,
 		"eval":           a.cmdEval,
 		"memory list":    a.memorySub("list"),
