@@ -74,36 +74,45 @@ func readmeSettings(t *testing.T) []readmeSetting {
 }
 
 // TestReadmeConfigurationTable keeps the README's configuration table
-// true: it lists every setting and no other, and each default it gives is
-// the one in the code (a setting given its README default is configured
-// exactly as with no setting at all).
+// true to the settings table: it lists every setting and no other, each
+// default it gives is the table's (a setting given its README default is
+// configured exactly as with no setting at all), and a default described
+// in words is one the table leaves unset.
 func TestReadmeConfigurationTable(t *testing.T) {
 	settings := readmeSettings(t)
-	var listed []string
+	listed := map[string]bool{}
 	for _, s := range settings {
-		listed = append(listed, s.name)
+		listed[s.name] = true
 	}
-	for _, n := range settingNames {
-		if !slices.Contains(listed, n) {
-			t.Errorf("README.md: the configuration table does not list %s", n)
+	for _, s := range settingsTable {
+		if !listed[s.name] {
+			t.Errorf("README.md: the configuration table does not list %s", s.name)
 		}
 	}
 	want := defaultConfig()
-	for _, s := range settings {
-		t.Run(s.name, func(t *testing.T) {
-			if !slices.Contains(settingNames, s.name) {
-				t.Fatalf("README.md:%d lists %s, which is not a setting", s.line, s.name)
+	for _, r := range settings {
+		t.Run(r.name, func(t *testing.T) {
+			i := slices.IndexFunc(settingsTable, func(s setting) bool { return s.name == r.name })
+			if i < 0 {
+				t.Fatalf("README.md:%d lists %s, which is not a setting", r.line, r.name)
 			}
-			got, err := parseConfig(map[string]string{s.name: s.value})
+			s := settingsTable[i]
+			switch {
+			case r.value == "" && s.def != "":
+				t.Errorf("README.md:%d describes the default of %s in words; the table sets it to `%s`", r.line, r.name, s.def)
+			case r.value != "" && s.def == "":
+				t.Errorf("README.md:%d gives %s the default `%s`; the table leaves it unset (%s)", r.line, r.name, r.value, s.unset)
+			}
+			got, err := parseConfig(map[string]string{r.name: r.value})
 			if err != nil {
-				t.Fatalf("README.md:%d: the default of %s, %q, is refused: %v", s.line, s.name, s.value, err)
+				t.Fatalf("README.md:%d: the default of %s, %q, is refused: %v", r.line, r.name, r.value, err)
 			}
 			if !reflect.DeepEqual(got, want) {
-				what := "`" + s.value + "`"
-				if s.value == "" {
+				what := "`" + r.value + "`"
+				if r.value == "" {
 					what = "unset"
 				}
-				t.Errorf("README.md:%d gives %s the default %s, the code another:\nREADME: %+v\ncode:   %+v", s.line, s.name, what, got, want)
+				t.Errorf("README.md:%d gives %s the default %s, the code another:\nREADME: %+v\ncode:   %+v", r.line, r.name, what, got, want)
 			}
 		})
 	}
