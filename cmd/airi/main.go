@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"syscall"
 )
@@ -21,6 +22,9 @@ type app struct {
 	stdout io.Writer
 	stderr io.Writer
 	getenv func(string) string
+	// environ lists the environment as KEY=value pairs, to find the
+	// variables that look like settings but name none; nil lists none.
+	environ func() []string
 }
 
 // Exit codes shared by every command.
@@ -33,7 +37,7 @@ const (
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	a := &app{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv}
+	a := &app{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv, environ: os.Environ}
 	os.Exit(a.run(ctx, os.Args[1:]))
 }
 
@@ -54,9 +58,14 @@ func (a *app) run(ctx context.Context, args []string) int {
 	case "version", "--version", "-v":
 		return a.cmdVersion(ctx, rest)
 	}
+	if !slices.ContainsFunc(rest, isHelpFlag) {
+		for _, w := range a.unknownVariables() {
+			fmt.Fprintln(a.stderr, "airi: warning:", w)
+		}
+	}
 	if subs := subcommands(cmd); len(subs) > 0 {
 		if len(rest) == 0 || strings.HasPrefix(rest[0], "-") {
-			if len(rest) > 0 && (rest[0] == "--help" || rest[0] == "-h" || rest[0] == "-help") {
+			if len(rest) > 0 && isHelpFlag(rest[0]) {
 				groupUsage(a.stdout, cmd)
 				return exitOK
 			}
@@ -82,6 +91,8 @@ func (a *app) run(ctx context.Context, args []string) int {
 	fmt.Fprintf(a.stderr, "airi: unknown command %q%s\n\n%s", cmd, didYouMean(cmd, commandWords()), usageText())
 	return exitUsage
 }
+
+func isHelpFlag(arg string) bool { return arg == "--help" || arg == "-h" || arg == "-help" }
 
 // handlers maps every command name of the usage text to its function.
 func (a *app) handlers() map[string]func(context.Context, []string) int {
