@@ -30,6 +30,7 @@ var commands = []command{
 	{"db backup", "FILE", "write a consistent copy of the SQLite database, also while the bot runs"},
 	{"db stats", "", "rows and bytes per table, bytes per tick, what retention deleted"},
 	{"config check", "", "validate the settings and make one small test call to the model"},
+	{"config docs", "", "print the reference of every setting as a markdown table"},
 	{"health", "", "ask a running bot whether it is ready (exit 0) or not (exit 1)"},
 	{"parse", "", "parse model answers into actions"},
 	{"actions", "", "print the registered actions and their schemas"},

@@ -109,6 +109,7 @@ func (a *app) handlers() map[string]func(context.Context, []string) int {
 		"db backup":      a.cmdDBBackup,
 		"db stats":       a.cmdDBStats,
 		"config check":   a.cmdConfigCheck,
+		"config docs":    a.cmdConfigDocs,
 		"health":         a.cmdHealth,
 		"parse":          a.cmdParse,
 		"actions":        a.cmdActions,

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"io"
 	"os"
 	"reflect"
 	"regexp"
@@ -31,12 +32,19 @@ func readmeSettings(t *testing.T) []readmeSetting {
 		t.Fatal(err)
 	}
 	defer f.Close()
+	return tableSettings(t, f, false)
+}
+
+// tableSettings reads a markdown table of settings: the rows of the
+// "## Configuration" section of a document, or every row when whole.
+func tableSettings(t *testing.T, r io.Reader, whole bool) []readmeSetting {
+	t.Helper()
 	var out []readmeSetting
-	in := false
-	sc := bufio.NewScanner(f)
+	in := whole
+	sc := bufio.NewScanner(r)
 	for n := 1; sc.Scan(); n++ {
 		line := sc.Text()
-		if strings.HasPrefix(line, "## ") {
+		if !whole && strings.HasPrefix(line, "## ") {
 			in = line == "## Configuration"
 			continue
 		}
@@ -79,14 +87,34 @@ func readmeSettings(t *testing.T) []readmeSetting {
 // configured exactly as with no setting at all), and a default described
 // in words is one the table leaves unset.
 func TestReadmeConfigurationTable(t *testing.T) {
-	settings := readmeSettings(t)
+	checkSettingsDocs(t, "README.md", readmeSettings(t))
+}
+
+// TestConfigDocs checks the table airi config docs prints as the README's
+// is checked.
+func TestConfigDocs(t *testing.T) {
+	code, stdout, stderr := runCommand(t, nil, "config", "docs")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	rows := tableSettings(t, strings.NewReader(stdout), true)
+	if len(rows) != len(settingsTable) {
+		t.Errorf("%d rows for %d settings", len(rows), len(settingsTable))
+	}
+	checkSettingsDocs(t, "airi config docs", rows)
+}
+
+// checkSettingsDocs compares a documented table of settings with the
+// settings table.
+func checkSettingsDocs(t *testing.T, source string, settings []readmeSetting) {
+	t.Helper()
 	listed := map[string]bool{}
 	for _, s := range settings {
 		listed[s.name] = true
 	}
 	for _, s := range settingsTable {
 		if !listed[s.name] {
-			t.Errorf("README.md: the configuration table does not list %s", s.name)
+			t.Errorf("%s: the configuration table does not list %s", source, s.name)
 		}
 	}
 	want := defaultConfig()
@@ -94,25 +122,25 @@ func TestReadmeConfigurationTable(t *testing.T) {
 		t.Run(r.name, func(t *testing.T) {
 			i := slices.IndexFunc(settingsTable, func(s setting) bool { return s.name == r.name })
 			if i < 0 {
-				t.Fatalf("README.md:%d lists %s, which is not a setting", r.line, r.name)
+				t.Fatalf("%s:%d lists %s, which is not a setting", source, r.line, r.name)
 			}
 			s := settingsTable[i]
 			switch {
 			case r.value == "" && s.def != "":
-				t.Errorf("README.md:%d describes the default of %s in words; the table sets it to `%s`", r.line, r.name, s.def)
+				t.Errorf("%s:%d describes the default of %s in words; the table sets it to `%s`", source, r.line, r.name, s.def)
 			case r.value != "" && s.def == "":
-				t.Errorf("README.md:%d gives %s the default `%s`; the table leaves it unset (%s)", r.line, r.name, r.value, s.unset)
+				t.Errorf("%s:%d gives %s the default `%s`; the table leaves it unset (%s)", source, r.line, r.name, r.value, s.unset)
 			}
 			got, err := parseConfig(map[string]string{r.name: r.value})
 			if err != nil {
-				t.Fatalf("README.md:%d: the default of %s, %q, is refused: %v", r.line, r.name, r.value, err)
+				t.Fatalf("%s:%d: the default of %s, %q, is refused: %v", source, r.line, r.name, r.value, err)
 			}
 			if !reflect.DeepEqual(got, want) {
 				what := "`" + r.value + "`"
 				if r.value == "" {
 					what = "unset"
 				}
-				t.Errorf("README.md:%d gives %s the default %s, the code another:\nREADME: %+v\ncode:   %+v", r.line, r.name, what, got, want)
+				t.Errorf("%s:%d gives %s the default %s, the code another:\ndocumented: %+v\ncode:   %+v", source, r.line, r.name, what, got, want)
 			}
 		})
 	}
