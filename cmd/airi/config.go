@@ -12,9 +12,9 @@ import (
 	"github.com/airi-go/airi/scheduler/attention"
 )
 
-// config is every setting in the README's configuration table. Defaults,
-// then the YAML file (keys are the variable names in lower case), then the
-// environment.
+// config holds every setting of settingsTable, each in the field its
+// entry names. Defaults, then the YAML file (keys are the variable names
+// in lower case), then the environment.
 type config struct {
 	LLMBaseURL     string
 	LLMKey         string

@@ -63,8 +63,8 @@ func usageText() string {
 	}
 	b.WriteString(`
 Run "airi help COMMAND" or "airi COMMAND --help" for a command's flags.
-Configuration comes from environment variables (see the README), optionally
-from a YAML file given with --config FILE.
+Configuration comes from environment variables ("airi config docs" lists
+them), optionally from a YAML file given with --config FILE.
 `)
 	return b.String()
 }
