@@ -52,6 +52,7 @@ func TestTyposSuggest(t *testing.T) {
 		{"subcommand", []string{"db", "stast"}, `did you mean stats?`},
 		{"flag", []string{"status", "--jsn"}, `did you mean --json?`},
 		{"flag of a subcommand", []string{"channel", "pause", "--fro", "1h", "x"}, `did you mean --for?`},
+		{"flag of a memory command", []string{"memory", "list", "--chanel", "x"}, `did you mean --channel?`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
