@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -74,5 +75,121 @@ func TestRunWithoutAdapterSuggestsChat(t *testing.T) {
 	}
 	if !strings.Contains(errOut.String(), "airi chat") {
 		t.Errorf("no suggestion: %s", errOut.String())
+	}
+}
+
+func TestConfigFileValuesKeepTheirType(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "airi.yaml")
+	body := `llm_api_key: 0123
+airi_allow_channels: [a, "-100", b]
+airi_admins: [telegram:1, "qq:2"]
+airi_history: "25"
+airi_debounce: 0
+llm_send_user: false
+llm_temperature: 1
+llm_extra_body:
+  enable_thinking: false
+  options: {depth: 2}
+airi_bot_name:
+`
+	if err := os.WriteFile(file, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c, err := loadConfig(file, envOf(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.LLMKey != "0123" {
+		t.Errorf("llm_api_key = %q, want the text as written", c.LLMKey)
+	}
+	if strings.Join(c.AllowChannels, "|") != "a|-100|b" || strings.Join(c.Admins, "|") != "telegram:1|qq:2" {
+		t.Errorf("lists = %q, %q", c.AllowChannels, c.Admins)
+	}
+	if c.History != 25 || c.Debounce != 0 || c.SendUser || c.LLMTemperature == nil || *c.LLMTemperature != 1 || c.BotName != "" {
+		t.Errorf("values = %+v", c)
+	}
+	if opts, ok := c.LLMExtraBody["options"].(map[string]any); !ok || opts["depth"] != 2.0 {
+		t.Errorf("extra body = %#v, want the same values as from JSON", c.LLMExtraBody)
+	}
+}
+
+func TestConfigFileRefusesValuesOfTheWrongType(t *testing.T) {
+	tests := []struct{ body, want string }{
+		{"airi_history: 30.5\n", `AIRI_HISTORY="30.5": want a whole number`},
+		{"airi_history: [1]\n", `AIRI_HISTORY="[1]": want a whole number`},
+		{"llm_send_user: 1\n", `LLM_SEND_USER="1": want true or false`},
+		{"llm_model: [a, b]\n", `LLM_MODEL="[a, b]": want a single value`},
+		{"airi_debounce: true\n", `AIRI_DEBOUNCE="true": want a positive Go duration`},
+		{"llm_extra_body: [1]\n", `LLM_EXTRA_BODY="[1]": want a JSON object`},
+		{"airi_admins: [telegram:1, bob]\n", `AIRI_ADMINS="bob": want platform-qualified`},
+		{"- llm_model\n", "want a map of settings"},
+		{"airi_histroy: 5\n", `unknown key "airi_histroy" (did you mean airi_history?)`},
+		{"channels:\n  x:\n    airi_group_mod: all\n", `"x": unknown or not per-channel key "airi_group_mod" (did you mean airi_group_mode?)`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.body, func(t *testing.T) {
+			file := filepath.Join(t.TempDir(), "airi.yaml")
+			if err := os.WriteFile(file, []byte(tt.body), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := loadConfig(file, envOf(nil)); err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("error = %v, want it to contain %s", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestConfigEnvironmentWinsOverAFileValueItReplaces(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "airi.yaml")
+	if err := os.WriteFile(file, []byte("airi_history: lots\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c, err := loadConfig(file, envOf(map[string]string{"AIRI_HISTORY": "7"}))
+	if err != nil || c.History != 7 {
+		t.Errorf("history %d, %v: the environment's value replaces the file's", c.History, err)
+	}
+}
+
+func TestSettingsTable(t *testing.T) {
+	seen := map[string]bool{}
+	def := defaultConfig()
+	for _, s := range settingsTable {
+		t.Run(s.name, func(t *testing.T) {
+			if seen[s.name] {
+				t.Fatal("listed twice")
+			}
+			seen[s.name] = true
+			if s.name != strings.ToUpper(s.name) || s.doc == "" || s.parse == nil {
+				t.Errorf("entry %+v: want an upper-case name, a doc and a parser", s)
+			}
+			if (s.def == "") == (s.unset == "") {
+				t.Errorf("want either a default or words for unset, got %q and %q", s.def, s.unset)
+			}
+			if !s.channel {
+				return
+			}
+			// A per-channel setting is parsed into a scratch config that
+			// holds only the channel's attention settings and budget: its
+			// target must lie there.
+			probe := map[string]string{
+				"AIRI_GROUP_MODE": "all", "AIRI_ALIASES": "x", "AIRI_AMBIENT_EVERY": "99", "AIRI_AMBIENT_MIN_GAP": "99s",
+				"AIRI_GROUP_COOLDOWN": "99s", "AIRI_SENDER_RATE": "9/9s", "AIRI_IGNORE_BOTS": "false", "AIRI_BOT_REPLIES": "99",
+				"AIRI_CHANNEL_BUDGET_TOKENS_DAY": "99",
+			}[s.name]
+			if probe == "" {
+				t.Fatal("no probe value for this per-channel setting")
+			}
+			c := def
+			if err := s.apply(&c, value{text: probe}); err != nil {
+				t.Fatal(err)
+			}
+			if reflect.DeepEqual(c.Attention.Default, def.Attention.Default) && c.ChannelBudgetDay == def.ChannelBudgetDay {
+				t.Error("a per-channel setting must change the attention settings or the channel budget")
+			}
+			c.Attention.Default, c.ChannelBudgetDay = def.Attention.Default, def.ChannelBudgetDay
+			if !reflect.DeepEqual(c, def) {
+				t.Error("a per-channel setting changed more than the attention settings and the channel budget")
+			}
+		})
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 
 	"go.uber.org/zap"
@@ -60,6 +62,11 @@ func (a *app) cmdConfigCheck(ctx context.Context, args []string) int {
 		return exitUsage
 	}
 	checks, probe := runChecks(ctx, cfg, log, !*noModel)
+	// A variable that looks like a setting but names none is most likely
+	// a typo of one, whose value is then not applied.
+	if unknown := a.unknownVariables(); len(unknown) > 0 {
+		checks[0] = check{Name: "settings", Detail: strings.Join(unknown, "; ")}
+	}
 	code := exitOK
 	for _, c := range checks {
 		if !c.OK {
@@ -85,6 +92,37 @@ func (a *app) cmdConfigCheck(ctx context.Context, args []string) int {
 		fmt.Fprintf(a.stdout, "%s %-10s %s\n", mark, c.Name, c.Detail)
 	}
 	return code
+}
+
+// settingPrefixes begin the names of the settings: a variable that
+// begins with one and names no setting is reported.
+var settingPrefixes = []string{"AIRI_", "LLM_", "TELEGRAM_", "SATORI_"}
+
+// testVariablePrefix begins the variables the tests read (AIRI_TEST_FLOOD,
+// AIRI_TEST_DATABASE_URL), which are not settings.
+const testVariablePrefix = "AIRI_TEST_"
+
+// unknownVariables describes each variable of the environment that looks
+// like a setting but names none, with the closest setting, sorted.
+func (a *app) unknownVariables() []string {
+	if a.environ == nil {
+		return nil
+	}
+	var out []string
+	for _, kv := range a.environ() {
+		name, _, _ := strings.Cut(kv, "=")
+		if !slices.ContainsFunc(settingPrefixes, func(p string) bool { return strings.HasPrefix(name, p) }) ||
+			strings.HasPrefix(name, testVariablePrefix) {
+			continue
+		}
+		// Variables are case-sensitive: airi_history is not read.
+		if slices.ContainsFunc(settingsTable, func(s setting) bool { return s.name == name }) {
+			continue
+		}
+		out = append(out, name+" is not a setting"+didYouMean(name, settingNames(false)))
+	}
+	slices.Sort(out)
+	return out
 }
 
 // runChecks validates what the settings point at; with callModel it makes

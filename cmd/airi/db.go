@@ -21,8 +21,8 @@ type backuper interface {
 }
 
 func (a *app) cmdDBBackup(ctx context.Context, args []string) int {
-	_, cfg, log, rest, code := a.opsSetup("db backup", args, false, nil)
-	if code != exitOK {
+	_, cfg, log, rest, code, ok := a.opsSetup("db backup", args, false, nil)
+	if !ok {
 		return code
 	}
 	defer func() { _ = log.Sync() }()
@@ -65,8 +65,8 @@ func (a *app) cmdDBBackup(ctx context.Context, args []string) int {
 }
 
 func (a *app) cmdDBStats(ctx context.Context, args []string) int {
-	of, cfg, log, rest, code := a.opsSetup("db stats", args, true, nil)
-	if code != exitOK {
+	of, cfg, log, rest, code, ok := a.opsSetup("db stats", args, true, nil)
+	if !ok {
 		return code
 	}
 	defer func() { _ = log.Sync() }()

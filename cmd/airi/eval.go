@@ -18,7 +18,6 @@ import (
 	"github.com/airi-go/airi/planner"
 	"github.com/airi-go/airi/prompts"
 	"github.com/airi-go/airi/scheduler"
-	"github.com/airi-go/airi/scheduler/attention"
 	"github.com/airi-go/airi/scheduler/eval"
 	"github.com/airi-go/airi/scheduler/replay"
 	"github.com/airi-go/airi/state"
@@ -293,43 +292,6 @@ func evalConfig(cfg config, promptsDir string) config {
 		cfg.PromptsDir = promptsDir
 	}
 	cfg.ContinueDelay = 0
-	return cfg
-}
-
-// sessionConfig applies what a session's header sets: the bot's name,
-// the language, the history window, the iteration cap, the channels
-// allowed, the turn semantics and the group mode. What it leaves out stays as configured.
-func sessionConfig(cfg config, h *replay.Header) config {
-	st := h.Settings
-	if st.BotName != "" {
-		cfg.BotName = st.BotName
-	}
-	if st.Language != "" {
-		cfg.Language = st.Language
-	}
-	if st.History > 0 {
-		cfg.History = st.History
-	}
-	if st.MaxIterations > 0 {
-		cfg.MaxIterations = st.MaxIterations
-	}
-	if len(st.AllowChannels) > 0 {
-		cfg.AllowChannels = st.AllowChannels
-	}
-	if h.Turn != "" {
-		cfg.Turn = scheduler.Turn(h.Turn)
-	}
-	// A session that names its group mode is scored under it, so that its
-	// labels mean the same whatever the operator configured; budgets would
-	// only cut a run short.
-	if h.Attention != "" {
-		for id, set := range cfg.Attention.Channels {
-			set.Mode = attention.Mode(h.Attention)
-			cfg.Attention.Channels[id] = set
-		}
-		cfg.Attention.Default.Mode = attention.Mode(h.Attention)
-	}
-	cfg.BudgetDay, cfg.ChannelBudgetDay, cfg.ChannelBudgets = 0, 0, nil
 	return cfg
 }
 

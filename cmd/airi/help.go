@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 )
 
@@ -29,10 +30,12 @@ var commands = []command{
 	{"db backup", "FILE", "write a consistent copy of the SQLite database, also while the bot runs"},
 	{"db stats", "", "rows and bytes per table, bytes per tick, what retention deleted"},
 	{"config check", "", "validate the settings and make one small test call to the model"},
+	{"config docs", "", "print the reference of every setting as a markdown table"},
 	{"health", "", "ask a running bot whether it is ready (exit 0) or not (exit 1)"},
 	{"parse", "", "parse model answers into actions"},
 	{"actions", "", "print the registered actions and their schemas"},
 	{"prompt render", "", "print the request a tick would send"},
+	{"prompt init", "DIR", "write the embedded templates into DIR, to edit them there with PROMPTS_DIR=DIR"},
 	{"replay", "FILE...", "replay recorded sessions and report differences"},
 	{"eval", "FILE...", "score labelled sessions against the configured model"},
 	{"memory list", "", "list the bot's memory notes"},
@@ -60,8 +63,8 @@ func usageText() string {
 	}
 	b.WriteString(`
 Run "airi help COMMAND" or "airi COMMAND --help" for a command's flags.
-Configuration comes from environment variables (see the README), optionally
-from a YAML file given with --config FILE.
+Configuration comes from environment variables ("airi config docs" lists
+them), optionally from a YAML file given with --config FILE.
 `)
 	return b.String()
 }
@@ -73,6 +76,19 @@ func findCommand(name string) (command, bool) {
 		}
 	}
 	return command{}, false
+}
+
+// commandWords are the words that may start a command line: each
+// command or group name, and help.
+func commandWords() []string {
+	words := []string{"help"}
+	for _, c := range commands {
+		w, _, _ := strings.Cut(c.name, " ")
+		if !slices.Contains(words, w) {
+			words = append(words, w)
+		}
+	}
+	return words
 }
 
 // subcommands returns the commands under a group ("db" gives "db backup",
@@ -116,9 +132,25 @@ func (a *app) parseFlags(fs *flag.FlagSet, args []string) (code int, ok bool) {
 		commandUsage(a.stdout, fs)
 		return exitOK, false
 	default:
-		fmt.Fprintf(a.stderr, "airi %s: %v\nrun \"airi %s --help\" for its flags\n", fs.Name(), err, fs.Name())
+		fmt.Fprintf(a.stderr, "airi %s: %v%s\nrun \"airi %s --help\" for its flags\n", fs.Name(), err, flagSuggestion(fs, err), fs.Name())
 		return exitUsage, false
 	}
+}
+
+// flagSuggestion names the flag of fs closest to the undefined one err
+// reports, as " (did you mean --json?)", or is "".
+func flagSuggestion(fs *flag.FlagSet, err error) string {
+	name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: ")
+	if !ok {
+		return ""
+	}
+	name = strings.TrimLeft(name, "-")
+	var names []string
+	fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
+	if c, ok := closest(name, names); ok {
+		return " (did you mean --" + c + "?)"
+	}
+	return ""
 }
 
 // commandUsage prints a command's usage line, description and flags.

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"syscall"
 )
@@ -21,6 +22,9 @@ type app struct {
 	stdout io.Writer
 	stderr io.Writer
 	getenv func(string) string
+	// environ lists the environment as KEY=value pairs, to find the
+	// variables that look like settings but name none; nil lists none.
+	environ func() []string
 }
 
 // Exit codes shared by every command.
@@ -33,7 +37,7 @@ const (
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	a := &app{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv}
+	a := &app{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv, environ: os.Environ}
 	os.Exit(a.run(ctx, os.Args[1:]))
 }
 
@@ -54,9 +58,14 @@ func (a *app) run(ctx context.Context, args []string) int {
 	case "version", "--version", "-v":
 		return a.cmdVersion(ctx, rest)
 	}
+	if !slices.ContainsFunc(rest, isHelpFlag) {
+		for _, w := range a.unknownVariables() {
+			fmt.Fprintln(a.stderr, "airi: warning:", w)
+		}
+	}
 	if subs := subcommands(cmd); len(subs) > 0 {
 		if len(rest) == 0 || strings.HasPrefix(rest[0], "-") {
-			if len(rest) > 0 && (rest[0] == "--help" || rest[0] == "-h" || rest[0] == "-help") {
+			if len(rest) > 0 && isHelpFlag(rest[0]) {
 				groupUsage(a.stdout, cmd)
 				return exitOK
 			}
@@ -68,16 +77,22 @@ func (a *app) run(ctx context.Context, args []string) int {
 		if run, ok := a.handlers()[name]; ok {
 			return run(ctx, rest[1:])
 		}
-		fmt.Fprintf(a.stderr, "airi %s: unknown subcommand %q\n", cmd, rest[0])
+		var names []string
+		for _, c := range subs {
+			names = append(names, strings.TrimPrefix(c.name, cmd+" "))
+		}
+		fmt.Fprintf(a.stderr, "airi %s: unknown subcommand %q%s\n", cmd, rest[0], didYouMean(rest[0], names))
 		groupUsage(a.stderr, cmd)
 		return exitUsage
 	}
 	if run, ok := a.handlers()[cmd]; ok {
 		return run(ctx, rest)
 	}
-	fmt.Fprintf(a.stderr, "airi: unknown command %q\n\n%s", cmd, usageText())
+	fmt.Fprintf(a.stderr, "airi: unknown command %q%s\n\n%s", cmd, didYouMean(cmd, commandWords()), usageText())
 	return exitUsage
 }
+
+func isHelpFlag(arg string) bool { return arg == "--help" || arg == "-h" || arg == "-help" }
 
 // handlers maps every command name of the usage text to its function.
 func (a *app) handlers() map[string]func(context.Context, []string) int {
@@ -94,10 +109,12 @@ func (a *app) handlers() map[string]func(context.Context, []string) int {
 		"db backup":      a.cmdDBBackup,
 		"db stats":       a.cmdDBStats,
 		"config check":   a.cmdConfigCheck,
+		"config docs":    a.cmdConfigDocs,
 		"health":         a.cmdHealth,
 		"parse":          a.cmdParse,
 		"actions":        a.cmdActions,
 		"prompt render":  a.cmdPromptRender,
+		"prompt init":    a.cmdPromptInit,
 		"replay":         a.cmdReplay,
 		"eval":           a.cmdEval,
 		"memory list":    a.memorySub("list"),

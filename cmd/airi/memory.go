@@ -82,6 +82,9 @@ func (c *memoryCmd) parse(a *app, args []string, nargs int, what string) ([]stri
 	var pos []string
 	for {
 		if err := c.fs.Parse(args); err != nil {
+			if hint := flagSuggestion(c.fs, err); hint != "" {
+				fmt.Fprintf(a.stderr, "airi %s: %v%s\n", c.name, err, hint)
+			}
 			return nil, exitUsage
 		}
 		args = c.fs.Args()

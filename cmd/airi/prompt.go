@@ -3,10 +3,14 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	"go.uber.org/zap"
@@ -276,4 +280,116 @@ func applyRenderState(in *planner.Input, raw []byte) error {
 		in.Unread = st.Unread
 	}
 	return nil
+}
+
+// cmdPromptInit writes the embedded templates into a directory, for the
+// user to edit there and load with PROMPTS_DIR.
+func (a *app) cmdPromptInit(_ context.Context, args []string) int {
+	fs := a.flags("prompt init")
+	force := fs.Bool("force", false, "overwrite templates that already exist in DIR")
+	// Flags may follow the directory ("airi prompt init prompts --force").
+	var pos []string
+	for {
+		if code, ok := a.parseFlags(fs, args); !ok {
+			return code
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		pos = append(pos, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+	if len(pos) != 1 {
+		fmt.Fprintln(a.stderr, "airi prompt init: name the directory to write the templates into")
+		return exitUsage
+	}
+	dir := pos[0]
+	written, err := writeTemplates(prompts.Embedded(), dir, *force)
+	if err != nil {
+		fmt.Fprintln(a.stderr, "airi prompt init:", err)
+		return exitFailure
+	}
+	for _, p := range written {
+		fmt.Fprintln(a.stdout, "wrote", p)
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		abs = dir
+	}
+	fmt.Fprintf(a.stdout, "\nEdit them, then run airi with\n  PROMPTS_DIR=%s\n", abs)
+	return exitOK
+}
+
+// writeTemplates copies the templates of src into dir, creating it, and
+// returns the paths written. Without force it refuses, before writing
+// anything, when one of the files exists. Each file is written to a
+// temporary name first and renamed into place only once all are written,
+// so a failure leaves no template half-written.
+func writeTemplates(src fs.FS, dir string, force bool) ([]string, error) {
+	entries, err := fs.ReadDir(src, ".")
+	if err != nil {
+		return nil, fmt.Errorf("read embedded templates: %w", err)
+	}
+	var names []string
+	for _, e := range entries {
+		if !e.IsDir() && strings.HasSuffix(e.Name(), ".md") {
+			names = append(names, e.Name())
+		}
+	}
+	if !force {
+		var exist []string
+		for _, n := range names {
+			p := filepath.Join(dir, n)
+			if _, err := os.Lstat(p); err == nil {
+				exist = append(exist, p)
+			} else if !errors.Is(err, fs.ErrNotExist) {
+				return nil, err
+			}
+		}
+		if len(exist) > 0 {
+			return nil, fmt.Errorf("%s already exists (nothing written; --force overwrites it)", strings.Join(exist, ", "))
+		}
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("make %s: %w", dir, err)
+	}
+	var temps []string
+	cleanup := func() {
+		for _, t := range temps {
+			_ = os.Remove(t)
+		}
+	}
+	for _, n := range names {
+		body, err := fs.ReadFile(src, n)
+		if err != nil {
+			cleanup()
+			return nil, fmt.Errorf("read embedded %s: %w", n, err)
+		}
+		f, err := os.CreateTemp(dir, "."+n+".*")
+		if err != nil {
+			cleanup()
+			return nil, err
+		}
+		temps = append(temps, f.Name())
+		_, werr := f.Write(body)
+		cerr := f.Close()
+		if err := errors.Join(werr, cerr); err != nil {
+			cleanup()
+			return nil, fmt.Errorf("write %s: %w", filepath.Join(dir, n), err)
+		}
+		if err := os.Chmod(f.Name(), 0o644); err != nil {
+			cleanup()
+			return nil, err
+		}
+	}
+	var written []string
+	for i, n := range names {
+		p := filepath.Join(dir, n)
+		if err := os.Rename(temps[i], p); err != nil {
+			cleanup()
+			return written, fmt.Errorf("write %s: %w", p, err)
+		}
+		written = append(written, p)
+	}
+	return written, nil
 }

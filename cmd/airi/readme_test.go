@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"io"
 	"os"
 	"reflect"
 	"regexp"
@@ -10,8 +11,8 @@ import (
 	"testing"
 )
 
-// readmeSetting is one variable of the configuration table in
-// docs/configuration.md and the default the table gives it.
+// readmeSetting is one variable of docs/configuration.md's table and
+// the default the table gives it.
 type readmeSetting struct {
 	name string
 	// value is the default written as a value (`800ms`); empty when the
@@ -31,12 +32,19 @@ func readmeSettings(t *testing.T) []readmeSetting {
 		t.Fatal(err)
 	}
 	defer f.Close()
+	return tableSettings(t, f, false)
+}
+
+// tableSettings reads a markdown table of settings: the rows of the
+// "## Configuration" section of a document, or every row when whole.
+func tableSettings(t *testing.T, r io.Reader, whole bool) []readmeSetting {
+	t.Helper()
 	var out []readmeSetting
-	in := false
-	sc := bufio.NewScanner(f)
+	in := whole
+	sc := bufio.NewScanner(r)
 	for n := 1; sc.Scan(); n++ {
 		line := sc.Text()
-		if strings.HasPrefix(line, "## ") {
+		if !whole && strings.HasPrefix(line, "## ") {
 			in = line == "## Configuration"
 			continue
 		}
@@ -73,38 +81,66 @@ func readmeSettings(t *testing.T) []readmeSetting {
 	return out
 }
 
-// TestReadmeConfigurationTable keeps the configuration table of
-// docs/configuration.md true: it lists every setting and no other, and
-// each default it gives is the one in the code (a setting given its
-// documented default is configured
-// exactly as with no setting at all).
+// TestReadmeConfigurationTable keeps docs/configuration.md's table
+// true to the settings table: it lists every setting and no other, each
+// default it gives is the table's (a setting given its documented default is
+// configured exactly as with no setting at all), and a default described
+// in words is one the table leaves unset.
 func TestReadmeConfigurationTable(t *testing.T) {
-	settings := readmeSettings(t)
-	var listed []string
-	for _, s := range settings {
-		listed = append(listed, s.name)
+	checkSettingsDocs(t, "docs/configuration.md", readmeSettings(t))
+}
+
+// TestConfigDocs checks the table airi config docs prints as the docs'
+// is checked.
+func TestConfigDocs(t *testing.T) {
+	code, stdout, stderr := runCommand(t, nil, "config", "docs")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	for _, n := range settingNames {
-		if !slices.Contains(listed, n) {
-			t.Errorf("docs/configuration.md: the configuration table does not list %s", n)
+	rows := tableSettings(t, strings.NewReader(stdout), true)
+	if len(rows) != len(settingsTable) {
+		t.Errorf("%d rows for %d settings", len(rows), len(settingsTable))
+	}
+	checkSettingsDocs(t, "airi config docs", rows)
+}
+
+// checkSettingsDocs compares a documented table of settings with the
+// settings table.
+func checkSettingsDocs(t *testing.T, source string, settings []readmeSetting) {
+	t.Helper()
+	listed := map[string]bool{}
+	for _, s := range settings {
+		listed[s.name] = true
+	}
+	for _, s := range settingsTable {
+		if !listed[s.name] {
+			t.Errorf("%s: the configuration table does not list %s", source, s.name)
 		}
 	}
 	want := defaultConfig()
-	for _, s := range settings {
-		t.Run(s.name, func(t *testing.T) {
-			if !slices.Contains(settingNames, s.name) {
-				t.Fatalf("docs/configuration.md:%d lists %s, which is not a setting", s.line, s.name)
+	for _, r := range settings {
+		t.Run(r.name, func(t *testing.T) {
+			i := slices.IndexFunc(settingsTable, func(s setting) bool { return s.name == r.name })
+			if i < 0 {
+				t.Fatalf("%s:%d lists %s, which is not a setting", source, r.line, r.name)
 			}
-			got, err := parseConfig(map[string]string{s.name: s.value})
+			s := settingsTable[i]
+			switch {
+			case r.value == "" && s.def != "":
+				t.Errorf("%s:%d describes the default of %s in words; the table sets it to `%s`", source, r.line, r.name, s.def)
+			case r.value != "" && s.def == "":
+				t.Errorf("%s:%d gives %s the default `%s`; the table leaves it unset (%s)", source, r.line, r.name, r.value, s.unset)
+			}
+			got, err := parseConfig(map[string]string{r.name: r.value})
 			if err != nil {
-				t.Fatalf("docs/configuration.md:%d: the default of %s, %q, is refused: %v", s.line, s.name, s.value, err)
+				t.Fatalf("%s:%d: the default of %s, %q, is refused: %v", source, r.line, r.name, r.value, err)
 			}
 			if !reflect.DeepEqual(got, want) {
-				what := "`" + s.value + "`"
-				if s.value == "" {
+				what := "`" + r.value + "`"
+				if r.value == "" {
 					what = "unset"
 				}
-				t.Errorf("docs/configuration.md:%d gives %s the default %s, the code another:\ndocs:   %+v\ncode:   %+v", s.line, s.name, what, got, want)
+				t.Errorf("%s:%d gives %s the default %s, the code another:\ndocumented: %+v\ncode:   %+v", source, r.line, r.name, what, got, want)
 			}
 		})
 	}

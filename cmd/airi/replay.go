@@ -289,7 +289,7 @@ func runtimeLogger(cfg config, log *zap.Logger) *zap.Logger {
 // store in a temporary directory, with the replay's model, clock and adapter.
 func replayOpener(cfg config, log *zap.Logger) replay.Opener {
 	return func(ctx context.Context, w replay.Wiring) (replay.Runtime, error) {
-		rt, dir, err := openScratchRuntime(ctx, replayConfig(cfg, w.Header), log, "airi-replay-*", runtimeOptions{
+		rt, dir, err := openScratchRuntime(ctx, sessionConfig(cfg, w.Header), log, "airi-replay-*", runtimeOptions{
 			Model: w.Model, Router: newRouter(adapter{sender: w.Sender}), Now: w.Now, OnTick: w.OnTick,
 		})
 		if err != nil {

@@ -40,7 +40,11 @@ type opsFlags struct {
 	json bool
 }
 
-func (a *app) opsSetup(name string, args []string, withJSON bool, extra func(fs *flag.FlagSet)) (opsFlags, config, *zap.Logger, []string, int) {
+// opsSetup parses the flags of an operator command and loads the
+// configuration. When the last result is false the command returns the
+// code at once: after --help (exit 0, nothing opened) or a problem
+// already printed.
+func (a *app) opsSetup(name string, args []string, withJSON bool, extra func(fs *flag.FlagSet)) (opsFlags, config, *zap.Logger, []string, int, bool) {
 	fs := a.flags(name)
 	var of opsFlags
 	of.register(fs)
@@ -54,7 +58,7 @@ func (a *app) opsSetup(name string, args []string, withJSON bool, extra func(fs 
 	var positional []string
 	for {
 		if code, ok := a.parseFlags(fs, args); !ok {
-			return of, config{}, nil, nil, code
+			return of, config{}, nil, nil, code, false
 		}
 		if fs.NArg() == 0 {
 			break
@@ -64,9 +68,9 @@ func (a *app) opsSetup(name string, args []string, withJSON bool, extra func(fs 
 	}
 	cfg, log, code := a.setup(name, of.commonFlags)
 	if code != exitOK {
-		return of, cfg, nil, nil, code
+		return of, cfg, nil, nil, code, false
 	}
-	return of, cfg, log, positional, exitOK
+	return of, cfg, log, positional, exitOK, true
 }
 
 // openOps opens the configured database for operator commands. On SQLite
@@ -133,8 +137,8 @@ func statuses(ctx context.Context, st state.Store, now time.Time) ([]channelStat
 }
 
 func (a *app) cmdStatus(ctx context.Context, args []string) int {
-	of, cfg, log, rest, code := a.opsSetup("status", args, true, nil)
-	if code != exitOK {
+	of, cfg, log, rest, code, ok := a.opsSetup("status", args, true, nil)
+	if !ok {
 		return code
 	}
 	defer func() { _ = log.Sync() }()
@@ -186,8 +190,8 @@ func (a *app) cmdStatus(ctx context.Context, args []string) int {
 }
 
 func (a *app) cmdChannels(ctx context.Context, args []string) int {
-	of, cfg, log, _, code := a.opsSetup("channels", args, true, nil)
-	if code != exitOK {
+	of, cfg, log, _, code, ok := a.opsSetup("channels", args, true, nil)
+	if !ok {
 		return code
 	}
 	defer func() { _ = log.Sync() }()
@@ -221,8 +225,8 @@ func (a *app) cmdChannels(ctx context.Context, args []string) int {
 
 // channelCommand runs a command on one existing channel.
 func (a *app) channelCommand(ctx context.Context, name string, args []string, extra func(fs *flag.FlagSet), run func(ctx context.Context, c *controller, id string) (string, error)) int {
-	_, cfg, log, rest, code := a.opsSetup(name, args, false, extra)
-	if code != exitOK {
+	_, cfg, log, rest, code, ok := a.opsSetup(name, args, false, extra)
+	if !ok {
 		return code
 	}
 	defer func() { _ = log.Sync() }()

@@ -1,0 +1,409 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/airi-go/airi/actions"
+	"github.com/airi-go/airi/adapters/telegram"
+	"github.com/airi-go/airi/planner"
+	"github.com/airi-go/airi/planner/openai"
+	"github.com/airi-go/airi/scheduler"
+	"github.com/airi-go/airi/scheduler/attention"
+	"github.com/airi-go/airi/state/postgres"
+)
+
+// setting is one entry of the settings table. The table is the only list
+// of settings: the environment, the YAML file, the per-channel keys,
+// `airi config check`, `airi config docs` and the suggestions for a
+// mistyped name all read it.
+type setting struct {
+	// name is the environment variable; the YAML key is its lower case.
+	name string
+	// def is the default, written as it would be set; "" when the
+	// setting is unset by default.
+	def string
+	// unset says in words what an unset setting means ("none", "all"),
+	// for the documentation; def, when set, is documented instead.
+	unset string
+	// doc is the one-line meaning.
+	doc string
+	// channel marks a setting that a channel may override under
+	// channels: in the YAML file.
+	channel bool
+	// parse reads a value into its field of the config. Its errors say
+	// what was wanted; describe adds the name and the value.
+	parse func(*config, value) error
+}
+
+// apply parses v into c and reports a problem as a line naming the setting.
+func (s setting) apply(c *config, v value) error {
+	if err := s.parse(c, v); err != nil {
+		return s.describe(v, err)
+	}
+	return nil
+}
+
+// Defaults of the settings the binary owns; every other default comes
+// from the package that owns the setting.
+const (
+	defaultDBPath    = "./data/airi.db"
+	defaultAdminAddr = "127.0.0.1:7070"
+	defaultInterrupt = "cancel"
+	defaultLogLevel  = "info"
+	// defaultWebhookAddr is where Telegram webhook mode listens.
+	defaultWebhookAddr = ":8443"
+	// defaultTickRetention is how long the running bot keeps tick records.
+	defaultTickRetention = 30 * 24 * time.Hour
+	// defaultGiveUp is how long airi chat waits for a model that fails
+	// every call before it gives up.
+	defaultGiveUp = 2 * time.Minute
+)
+
+// minPromptTokens is the smallest request budget accepted. The system
+// message alone takes about a thousand tokens; below this no history or
+// new message would fit beside it.
+const minPromptTokens = 2000
+
+// settingsTable lists every setting, in the order of the documentation.
+var settingsTable = []setting{
+	{name: "LLM_API_BASE_URL", unset: "none (required by chat and run)", doc: "OpenAI-compatible endpoint, e.g. `https://api.openai.com/v1`",
+		parse: absoluteURL(func(c *config) *string { return &c.LLMBaseURL }, "https://api.openai.com/v1 or http://localhost:11434/v1")},
+	{name: "LLM_API_KEY", unset: "none", doc: "bearer key; never logged",
+		parse: text(func(c *config) *string { return &c.LLMKey }, nil)},
+	{name: "LLM_MODEL", unset: "none (required)", doc: "model name",
+		parse: text(func(c *config) *string { return &c.LLMModel }, nil)},
+	{name: "LLM_TIMEOUT", def: durationText(openai.DefaultTimeout), doc: "timeout of one model call attempt",
+		parse: duration(func(c *config) *time.Duration { return &c.LLMTimeout }, false)},
+	{name: "LLM_TEMPERATURE", unset: "the provider's", doc: "sampling temperature",
+		parse: temperature},
+	{name: "LLM_MAX_TOKENS", def: strconv.Itoa(openai.DefaultMaxTokens), doc: "answer length bound",
+		parse: whole(func(c *config) *int { return &c.LLMMaxTokens }, 1)},
+	{name: "LLM_JSON_MODE", def: openai.JSONModeOff, doc: "`off`, `object` (`response_format: json_object`) or `schema` (a JSON schema of the actions)",
+		parse: oneOf(func(c *config) *string { return &c.LLMJSONMode }, openai.JSONModeOff, openai.JSONModeObject, openai.JSONModeSchema)},
+	{name: "LLM_EXTRA_BODY", unset: "none", doc: "JSON object merged into each request body, e.g. `{\"enable_thinking\": false}`",
+		parse: jsonObject(func(c *config) *map[string]any { return &c.LLMExtraBody })},
+	{name: "LLM_RESPONSE_LANGUAGE", unset: "the users' language", doc: "language the bot answers in",
+		parse: text(func(c *config) *string { return &c.Language }, nil)},
+	{name: "LLM_SEND_USER", def: "true", doc: "send the per-channel `user` field `airi:<channel id>` (helps providers keep the prompt cache warm)",
+		parse: boolean(func(c *config) *bool { return &c.SendUser })},
+	{name: "AIRI_BOT_NAME", unset: "the persona's name", doc: "the bot's display name",
+		parse: text(func(c *config) *string { return &c.BotName }, nil)},
+	{name: "PROMPTS_DIR", unset: "none", doc: "directory whose templates override the embedded ones (`airi prompt init DIR` writes them there)",
+		parse: text(func(c *config) *string { return &c.PromptsDir }, checkPromptsDir)},
+	{name: "DB_PATH", def: defaultDBPath, doc: "SQLite file (used when `DATABASE_URL` is unset)",
+		parse: text(func(c *config) *string { return &c.DBPath }, nil)},
+	{name: "DATABASE_URL", unset: "none", doc: "`postgres://user:password@host:5432/db`: keep the state in PostgreSQL and let several `airi run` replicas serve the bot",
+		parse: text(func(c *config) *string { return &c.DatabaseURL }, checkDatabaseURL)},
+	{name: "AIRI_LEASE_TTL", def: durationText(postgres.DefaultLeaseTTL), doc: "how long a replica keeps its channels and roles after its last heartbeat",
+		parse: leaseTTL},
+	{name: "AIRI_HISTORY", def: strconv.Itoa(planner.DefaultHistoryLimit), doc: "messages in the history window",
+		parse: whole(func(c *config) *int { return &c.History }, 2)},
+	{name: "AIRI_DEBOUNCE", def: durationText(scheduler.DefaultDebounce), doc: "wait after a new message so a burst is read together (`0s` for none)",
+		parse: duration(func(c *config) *time.Duration { return &c.Debounce }, true)},
+	{name: "AIRI_TICK_INTERVAL", def: durationText(scheduler.DefaultTickInterval), doc: "periodic tick (only channels with unread messages that would wake them cost a call)",
+		parse: duration(func(c *config) *time.Duration { return &c.TickInterval }, false)},
+	{name: "AIRI_MAX_ITERATIONS", def: strconv.Itoa(scheduler.DefaultMaxIterations), doc: "model calls per wake",
+		parse: whole(func(c *config) *int { return &c.MaxIterations }, 1)},
+	{name: "AIRI_CONTINUE_DELAY", def: durationText(scheduler.DefaultContinueDelay), doc: "pause between the calls of one wake (`0s` for none)",
+		parse: duration(func(c *config) *time.Duration { return &c.ContinueDelay }, true)},
+	{name: "AIRI_SLEEP_MAX", def: durationText(actions.DefaultSleepMax), doc: "longest `sleep`; a longer one sleeps this long",
+		parse: duration(func(c *config) *time.Duration { return &c.SleepMax }, false)},
+	{name: "AIRI_MODEL_CONCURRENCY", def: strconv.Itoa(scheduler.DefaultConcurrency), doc: "model calls in flight across channels",
+		parse: whole(func(c *config) *int { return &c.Concurrency }, 1)},
+	{name: "AIRI_WAKE_CONCURRENCY", unset: fmt.Sprintf("%d × `AIRI_MODEL_CONCURRENCY`, at least 16", scheduler.DefaultWakesPerCall), doc: "wakes running at once; chats due beyond it wait their turn in the order they fell due",
+		parse: wakes},
+	{name: "AIRI_INTERRUPT", def: defaultInterrupt, doc: "a new message cancels the channel's model call in flight and re-plans with it; `finish` lets it finish",
+		parse: oneOf(func(c *config) *string { return &c.Interrupt }, "cancel", "finish")},
+	{name: "AIRI_PROMPT_MAX_TOKENS", def: strconv.Itoa(planner.DefaultMaxTokens), doc: fmt.Sprintf("bound of one model request in tokens (o200k estimate, at least %d)", minPromptTokens),
+		parse: whole(func(c *config) *int { return &c.PromptMaxTokens }, minPromptTokens)},
+	{name: "AIRI_PROMPT_CACHE_CHANNELS", def: strconv.Itoa(planner.DefaultCachedChannels), doc: "channels whose rendered system message and history token counts are kept between ticks",
+		parse: whole(func(c *config) *int { return &c.PromptCacheChannels }, 1)},
+	{name: "AIRI_ALLOW_CHANNELS", unset: "all", doc: "comma list of channel ids the bot may act in; the model never sees the others",
+		parse: list(func(c *config) *[]string { return &c.AllowChannels })},
+	{name: "AIRI_MAX_SEND_CHARS", def: strconv.Itoa(actions.DefaultMaxSendChars), doc: "longest message one `send_message` may send, in characters",
+		parse: whole(func(c *config) *int { return &c.MaxSendChars }, 1)},
+	{name: "AIRI_MAX_SEND_PARTS", def: strconv.Itoa(actions.DefaultMaxSendParts), doc: "most platform messages one `send_message` may become",
+		parse: whole(func(c *config) *int { return &c.MaxSendParts }, 1)},
+
+	{name: "AIRI_GROUP_MODE", def: string(attention.Defaults().Mode), channel: true, doc: "what wakes the bot in a group: `ambient` (being addressed, and now and then the talk), `addressed` (only being addressed), `all` (every message)",
+		parse: groupMode},
+	{name: "AIRI_ALIASES", unset: "none", channel: true, doc: "comma list of further words that address the bot (whole words, any case); its name always does",
+		parse: aliases},
+	{name: "AIRI_AMBIENT_EVERY", def: strconv.Itoa(attention.Defaults().AmbientEvery), channel: true, doc: "unaddressed group messages an ambient wake needs at least",
+		parse: whole(func(c *config) *int { return &c.Attention.Default.AmbientEvery }, 1)},
+	{name: "AIRI_AMBIENT_MIN_GAP", def: durationText(attention.Defaults().AmbientMinGap), channel: true, doc: "least time between the channel's previous model call and an ambient wake",
+		parse: gap(func(c *config) *time.Duration { return &c.Attention.Default.AmbientMinGap })},
+	{name: "AIRI_GROUP_COOLDOWN", def: durationText(attention.Defaults().Cooldown), channel: true, doc: "after the bot spoke in a group, only addressed messages wake it for this long",
+		parse: gap(func(c *config) *time.Duration { return &c.Attention.Default.Cooldown })},
+	{name: "AIRI_SENDER_RATE", def: attention.Defaults().SenderRate.String(), channel: true, doc: "messages of one sender in a group that may wake the bot per period (`off` for no limit)",
+		parse: custom(func(c *config) *attention.Rate { return &c.Attention.Default.SenderRate }, func(s string) (attention.Rate, error) {
+			r, err := attention.ParseRate(s)
+			if err != nil {
+				return r, want("want messages/period such as 20/1m, or off")
+			}
+			return r, nil
+		})},
+	{name: "AIRI_IGNORE_BOTS", def: strconv.FormatBool(attention.Defaults().IgnoreBots), channel: true, doc: "messages from other bots never wake the bot",
+		parse: boolean(func(c *config) *bool { return &c.Attention.Default.IgnoreBots })},
+	{name: "AIRI_BOT_REPLIES", def: strconv.Itoa(attention.Defaults().BotReplies), channel: true, doc: "with `AIRI_IGNORE_BOTS=false`: replies in a row to bots, then only a human's message wakes the bot again",
+		parse: whole(func(c *config) *int { return &c.Attention.Default.BotReplies }, 0)},
+	{name: "AIRI_BUDGET_TOKENS_DAY", unset: "none", doc: "token budget of all channels together per day",
+		parse: custom(func(c *config) *int64 { return &c.BudgetDay }, parseTokens)},
+	{name: "AIRI_CHANNEL_BUDGET_TOKENS_DAY", unset: "none", channel: true, doc: "token budget of each channel per day",
+		parse: custom(func(c *config) *int64 { return &c.ChannelBudgetDay }, parseTokens)},
+	{name: "AIRI_BUDGET_TZ", def: "UTC", doc: "time zone whose calendar days the budgets count, e.g. `Europe/Berlin`",
+		parse: custom(func(c *config) **time.Location { return &c.BudgetTZ }, func(s string) (*time.Location, error) {
+			loc, err := time.LoadLocation(strings.TrimSpace(s))
+			if err != nil {
+				return nil, want("want a time zone name such as UTC or Europe/Berlin")
+			}
+			return loc, nil
+		})},
+
+	{name: "SATORI_WS_URL", unset: "none", doc: "Satori adapter (runs when `SATORI_WS_URL` is set): the events WebSocket",
+		parse: absoluteURL(func(c *config) *string { return &c.SatoriWSURL }, "ws://127.0.0.1:5140/satori/v1/events")},
+	{name: "SATORI_API_BASE_URL", unset: "none", doc: "Satori adapter: the API base URL",
+		parse: absoluteURL(func(c *config) *string { return &c.SatoriAPIBaseURL }, "http://127.0.0.1:5140/satori/v1")},
+	{name: "SATORI_TOKEN", unset: "none", doc: "Satori adapter: the token",
+		parse: text(func(c *config) *string { return &c.SatoriToken }, nil)},
+	{name: "TELEGRAM_BOT_TOKEN", unset: "none", doc: "Telegram adapter (runs when the token is set)",
+		parse: text(func(c *config) *string { return &c.TelegramToken }, nil)},
+	{name: "TELEGRAM_API_BASE_URL", def: telegram.DefaultAPIBaseURL, doc: "Telegram Bot API server",
+		parse: absoluteURL(func(c *config) *string { return &c.TelegramAPIBaseURL }, "https://api.telegram.org")},
+	{name: "TELEGRAM_WEBHOOK_URL", unset: "none (long polling)", doc: "take Telegram updates by webhook at this `https://` URL instead of polling; `http://` only for `127.0.0.1` or `localhost`",
+		parse: text(func(c *config) *string { return &c.TelegramWebhookURL }, nil)},
+	{name: "TELEGRAM_WEBHOOK_SECRET", unset: "none (required with the URL)", doc: "secret token Telegram sends with every webhook request; never logged",
+		parse: text(func(c *config) *string { return &c.TelegramWebhookSecret }, nil)},
+	{name: "AIRI_WEBHOOK_ADDR", def: defaultWebhookAddr, doc: "where each replica listens for webhook requests, at the path of `TELEGRAM_WEBHOOK_URL`",
+		parse: text(func(c *config) *string { return &c.WebhookAddr }, nil)},
+	{name: "AIRI_ADMIN_ADDR", def: defaultAdminAddr, doc: "admin server: the inspector at `/`, `/healthz`, `/readyz`, `/metrics`",
+		parse: text(func(c *config) *string { return &c.AdminAddr }, nil)},
+	{name: "AIRI_ADMIN_TOKEN", unset: "none", doc: "required when the admin address is reachable beyond loopback",
+		parse: text(func(c *config) *string { return &c.AdminToken }, nil)},
+	{name: "AIRI_ADMINS", unset: "none", doc: "platform-qualified user ids whose `/airi ...` chat commands the bot obeys, e.g. `telegram:123456789,qq:10001`",
+		parse: admins},
+	{name: "AIRI_TICK_RETENTION", def: fmt.Sprintf("%dd", defaultTickRetention/(24*time.Hour)), doc: "tick records older than this are deleted in the background (`12h`, `7d`, or `forever`)",
+		parse: retention(func(c *config) *time.Duration { return &c.TickRetention })},
+	{name: "AIRI_MESSAGE_RETENTION", def: "forever", doc: "read messages (and finished outbox entries) older than this are deleted; unread ones never",
+		parse: retention(func(c *config) *time.Duration { return &c.MessageRetention })},
+	{name: "LLM_GIVE_UP", def: durationText(defaultGiveUp), doc: "`airi chat` with piped input exits 1 once every model call has failed this long",
+		parse: duration(func(c *config) *time.Duration { return &c.GiveUp }, false)},
+	{name: "LOG_LEVEL", def: defaultLogLevel, doc: "`debug`, `info`, `warn`, `error`",
+		parse: oneOf(func(c *config) *string { return &c.LogLevel }, "debug", "info", "warn", "error")},
+	{name: "LOG_FORMAT", unset: "console on a terminal, JSON otherwise", doc: "`console` or `json`",
+		parse: text(func(c *config) *string { return &c.LogFormat }, func(s string) error {
+			if s != "" && s != "json" && s != "console" {
+				return want("want json or console")
+			}
+			return nil
+		})},
+	{name: "LOG_CONTENT", def: "false", doc: "log the text of each message received (otherwise only its length)",
+		parse: boolean(func(c *config) *bool { return &c.LogContent })},
+}
+
+// findSetting returns the entry named name (any case).
+func findSetting(name string) (setting, bool) {
+	for _, s := range settingsTable {
+		if strings.EqualFold(s.name, name) {
+			return s, true
+		}
+	}
+	return setting{}, false
+}
+
+// settingNames are the names of the table, for suggestions.
+func settingNames(channelOnly bool) []string {
+	var out []string
+	for _, s := range settingsTable {
+		if !channelOnly || s.channel {
+			out = append(out, s.name)
+		}
+	}
+	return out
+}
+
+// durationText writes d as it is written in the settings: 1m rather than
+// 1m0s.
+func durationText(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
+}
+
+func checkPromptsDir(dir string) error {
+	if dir == "" {
+		return nil
+	}
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return want("want an existing directory of prompt templates")
+	}
+	return nil
+}
+
+// checkDatabaseURL refuses what is not a PostgreSQL URL. The value may
+// hold a password: the error never echoes it.
+func checkDatabaseURL(s string) error {
+	if s != "" && !strings.HasPrefix(s, "postgres://") && !strings.HasPrefix(s, "postgresql://") {
+		return errors.New("want a postgres:// URL such as postgres://airi@db:5432/airi (unset it to use SQLite at DB_PATH)")
+	}
+	return nil
+}
+
+func temperature(c *config, v value) error {
+	refused := want("want a number from 0 to 2")
+	var f float64
+	switch {
+	case v.typed("!!float", "!!int"):
+		if err := v.node.Decode(&f); err != nil {
+			return refused
+		}
+	default:
+		s, ok := v.scalar()
+		if !ok || (v.node != nil && !v.typed("!!str")) {
+			return refused
+		}
+		if strings.TrimSpace(s) == "" {
+			return nil
+		}
+		x, err := strconv.ParseFloat(strings.TrimSpace(s), 32)
+		if err != nil {
+			return refused
+		}
+		f = x
+	}
+	if f < 0 || f > 2 {
+		return refused
+	}
+	t := float32(f)
+	c.LLMTemperature = &t
+	return nil
+}
+
+func leaseTTL(c *config, v value) error {
+	d, ok := readDuration(v)
+	if !ok || d <= 0 {
+		return want("want a positive Go duration such as 800ms, 30s or 2m")
+	}
+	if d < time.Second {
+		return want("want at least 1s")
+	}
+	c.LeaseTTL = d
+	return nil
+}
+
+// wakes reads AIRI_WAKE_CONCURRENCY; empty leaves the default, which
+// follows AIRI_MODEL_CONCURRENCY.
+func wakes(c *config, v value) error {
+	if s, ok := v.scalar(); ok && strings.TrimSpace(s) == "" {
+		return nil
+	}
+	return whole(func(c *config) *int { return &c.Wakes }, 1)(c, v)
+}
+
+func groupMode(c *config, v value) error {
+	s, ok := v.scalar()
+	m := attention.Mode(strings.ToLower(strings.TrimSpace(s)))
+	if !ok || m.Validate() != nil {
+		return want("want ambient, addressed or all")
+	}
+	c.Attention.Default.Mode = m
+	return nil
+}
+
+func aliases(c *config, v value) error {
+	words, ok := v.list()
+	if !ok {
+		return want("want a comma list or a YAML list of words")
+	}
+	c.Attention.Default.Aliases = attention.NormalizeWords(words)
+	return nil
+}
+
+// gap is an attention duration: zero or more.
+func gap(target func(*config) *time.Duration) func(*config, value) error {
+	return func(c *config, v value) error {
+		d, ok := readDuration(v)
+		if !ok || d < 0 {
+			return want("want a Go duration such as 0s, 30s or 10m")
+		}
+		*target(c) = d
+		return nil
+	}
+}
+
+func admins(c *config, v value) error {
+	items, ok := v.list()
+	if !ok {
+		return want("want a comma list or a YAML list of ids")
+	}
+	var ids []string
+	var errs []error
+	for _, id := range items {
+		id = strings.TrimSpace(id)
+		if id == "" {
+			continue
+		}
+		if p, u, ok := strings.Cut(id, ":"); !ok || p == "" || u == "" {
+			errs = append(errs, &wantError{want: "want platform-qualified user ids such as telegram:123456789,qq:10001", item: &id})
+			continue
+		}
+		ids = append(ids, id)
+	}
+	c.Admins = ids
+	return errors.Join(errs...)
+}
+
+func retention(target func(*config) *time.Duration) func(*config, value) error {
+	return custom(target, func(s string) (time.Duration, error) {
+		d, err := parseRetention(s)
+		if err != nil {
+			return 0, want("want a duration such as 30d, 12h or 90m, or forever")
+		}
+		return d, nil
+	})
+}
+
+// parseTokens reads a token count: a whole number, "none" or "0" for no budget.
+func parseTokens(s string) (int64, error) {
+	s = strings.TrimSpace(s)
+	if s == "" || strings.EqualFold(s, "none") {
+		return 0, nil
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n < 0 {
+		return 0, want("want a whole number of tokens, or none")
+	}
+	return n, nil
+}
+
+// parseRetention reads a retention period: a Go duration ("12h", "90m"),
+// a number of days ("30d"), or "forever" (also "0" or "off"), which is 0.
+func parseRetention(s string) (time.Duration, error) {
+	s = strings.TrimSpace(strings.ToLower(s))
+	switch s {
+	case "forever", "0", "off", "never":
+		return 0, nil
+	}
+	if days, ok := strings.CutSuffix(s, "d"); ok {
+		n, err := strconv.Atoi(days)
+		if err != nil || n <= 0 {
+			return 0, fmt.Errorf("retention %q: want a positive number of days", s)
+		}
+		return time.Duration(n) * 24 * time.Hour, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d <= 0 {
+		return 0, fmt.Errorf("retention %q: want a positive duration", s)
+	}
+	return d, nil
+}
