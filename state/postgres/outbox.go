@@ -21,9 +21,10 @@ var ErrLeaseLost = errors.New("the channel's lease is held by another replica")
 // is stored as pending; zero Created and Updated are stamped with s.Now.
 //
 // On a replica the insert is the claim of the send: it happens only if
-// this replica holds the channel's lease with the generation it acquired,
-// and is alive, checked in the same statement; otherwise it fails with
-// ErrLeaseLost and nothing is recorded.
+// this replica holds the channel's lease with the generation the tick
+// started under (see Replica.Pin), and is alive, checked in the same
+// statement; otherwise it fails with ErrLeaseLost and nothing is
+// recorded.
 func (s *Store) AddOutbox(ctx context.Context, e state.OutboxEntry) (int64, error) {
 	if e.ChannelID == "" {
 		return 0, errors.New("add outbox entry: empty channel id")
@@ -42,7 +43,7 @@ func (s *Store) AddOutbox(ctx context.Context, e state.OutboxEntry) (int64, erro
 	q := `INSERT INTO outbox (channel_id, content, reply_to, state, platform_id, error, created, updated, replica)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, '') RETURNING id`
 	if r := s.currentReplica(); r != nil {
-		gen, ok := r.generation(e.ChannelID)
+		gen, ok := r.fence(e.ChannelID)
 		if !ok {
 			return 0, fmt.Errorf("add outbox entry for %q: %w", e.ChannelID, ErrLeaseLost)
 		}

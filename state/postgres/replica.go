@@ -67,8 +67,12 @@ type Replica struct {
 	deadline time.Time        // local instant until which leases and roles are valid
 	held     map[string]int64 // channel -> lease generation
 	pins     map[string]int   // channel -> ticks running
-	live     []string         // live replica ids as of the last step
-	roles    map[string]*role
+	// fences holds, for each pinned channel, the lease generation held
+	// when its first pin was taken: the generation a tick started under,
+	// which its sends must still hold however the lease moved since.
+	fences map[string]int64
+	live   []string // live replica ids as of the last step
+	roles  map[string]*role
 
 	follower Follower
 	cancel   context.CancelFunc
@@ -114,7 +118,7 @@ func (s *Store) NewReplica(opts ReplicaOptions) (*Replica, error) {
 	}
 	return &Replica{
 		s: s, id: opts.ID, opts: opts, log: opts.Logger.Named("replica").With(zap.String("replica", opts.ID)),
-		kick: make(chan struct{}, 1), held: map[string]int64{}, pins: map[string]int{}, roles: map[string]*role{},
+		kick: make(chan struct{}, 1), held: map[string]int64{}, pins: map[string]int{}, fences: map[string]int64{}, roles: map[string]*role{},
 	}, nil
 }
 
@@ -206,8 +210,12 @@ func (r *Replica) Close(ctx context.Context) error {
 func (r *Replica) Pin(channelID string) (release func(), ok bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if _, held := r.held[channelID]; !held || !r.opts.Now().Before(r.deadline) {
+	gen, held := r.held[channelID]
+	if !held || !r.opts.Now().Before(r.deadline) {
 		return nil, false
+	}
+	if r.pins[channelID] == 0 {
+		r.fences[channelID] = gen
 	}
 	r.pins[channelID]++
 	var once sync.Once
@@ -216,6 +224,7 @@ func (r *Replica) Pin(channelID string) (release func(), ok bool) {
 			r.mu.Lock()
 			if r.pins[channelID]--; r.pins[channelID] <= 0 {
 				delete(r.pins, channelID)
+				delete(r.fences, channelID)
 			}
 			r.mu.Unlock()
 		})
@@ -241,6 +250,24 @@ func (r *Replica) Held() []string {
 
 // generation returns the lease generation this replica holds for a
 // channel, while the lease is valid.
+// Generation returns the generation of the channel's lease this replica
+// holds, and whether it holds it.
+func (r *Replica) Generation(channelID string) (int64, bool) { return r.generation(channelID) }
+
+// fence returns the generation a send of the channel must still hold:
+// while a tick has the channel pinned, the one it started under, so that
+// a lease lost and taken again during a slow model call does not let the
+// call's send out; otherwise the one held now.
+func (r *Replica) fence(channelID string) (int64, bool) {
+	r.mu.Lock()
+	gen, pinned := r.fences[channelID]
+	r.mu.Unlock()
+	if pinned {
+		return gen, true
+	}
+	return r.generation(channelID)
+}
+
 func (r *Replica) generation(channelID string) (int64, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()

@@ -193,6 +193,51 @@ func TestSendFenced(t *testing.T) {
 	}
 }
 
+// TestSendFencedByTheTicksGeneration: a tick that started under one
+// generation of a channel's lease cannot send once the lease was lost
+// and taken again during it (paused past the TTL while another replica
+// answered), although this replica holds the lease again; the next tick,
+// under the new generation, sends.
+func TestSendFencedByTheTicksGeneration(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	s, r := startReplica(t, dsn, 2*time.Second, newEvents())
+	ctx := context.Background()
+	if err := s.UpsertChannel(ctx, state.Channel{ID: "c1", Platform: "telegram"}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the replica holds c1", func() bool { return r.Holds("c1") })
+	gen, _ := r.Generation("c1")
+	release, ok := r.Pin("c1") // the tick starts
+	if !ok {
+		t.Fatal("Pin of a held channel failed")
+	}
+	// During the model call the lease went to another replica and back.
+	if _, err := s.Pool().Exec(ctx, `UPDATE leases SET generation = generation + 1 WHERE channel_id = 'c1'`); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the replica holds c1 under the new generation", func() bool {
+		g, ok := r.Generation("c1")
+		return ok && g == gen+1
+	})
+	if _, err := s.AddOutbox(ctx, state.OutboxEntry{ChannelID: "c1", Content: "stale"}); !errors.Is(err, postgres.ErrLeaseLost) {
+		t.Fatalf("the old tick's send = %v; want ErrLeaseLost", err)
+	}
+	release()
+	waitFor(t, "the replica holds c1 again", func() bool { return r.Holds("c1") })
+	release, ok = r.Pin("c1") // the next tick
+	if !ok {
+		t.Fatal("Pin after the fenced send failed")
+	}
+	defer release()
+	if _, err := s.AddOutbox(ctx, state.OutboxEntry{ChannelID: "c1", Content: "fresh"}); err != nil {
+		t.Fatalf("the new tick's send: %v", err)
+	}
+	var stale int
+	if err := s.Pool().QueryRow(ctx, `SELECT count(*) FROM outbox WHERE content = 'stale'`).Scan(&stale); err != nil || stale != 0 {
+		t.Errorf("the fenced send recorded %d rows (%v), want 0", stale, err)
+	}
+}
+
 // TestNotifyWakesHolder: a message stored through any connection wakes
 // the replica holding its channel.
 func TestNotifyWakesHolder(t *testing.T) {
