@@ -69,7 +69,7 @@ func startGroupBot(t *testing.T, tg *telegramtest.Server, model http.Handler, db
 	b := &groupBot{wakes: map[string]int{}, skipped: map[string]int{}, m: newMetrics(func() float64 { return 0 })}
 	ctx, cancel := context.WithCancel(context.Background())
 	b.cancel = cancel
-	store, lock, err := openStore(ctx, cfg, log, true)
+	store, err := openStore(ctx, cfg, log, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +82,7 @@ func startGroupBot(t *testing.T, tg *telegramtest.Server, model http.Handler, db
 	if err != nil {
 		t.Fatal(err)
 	}
-	b.rt, err = openRuntime(cfg, log, runtimeOptions{Model: mdl, Store: store, Lock: lock, Persona: p, Router: newRouter(adapter{sender: ad}),
+	b.rt, err = openRuntime(cfg, log, runtimeOptions{Model: mdl, Store: store, Persona: p, Router: newRouter(adapter{sender: ad}),
 		OnWake: func(_, reason string) { b.count(b.wakes, reason); b.m.wakes.WithLabelValues(reason).Inc() },
 		OnSkip: func(_, reason string) { b.count(b.skipped, reason); b.m.skipped.WithLabelValues(reason).Inc() },
 	})

@@ -286,18 +286,17 @@ func runBench(ctx context.Context, cfg config, spec benchSpec, dir string, peaks
 		ModelLatencyMS: ms(spec.Latency), DebounceMS: ms(cfg.Debounce)}
 	rec := newBenchRecorder(cfg.Debounce, cfg.Concurrency)
 	snd := &benchSender{rec: rec}
-	store, lock, err := openStore(ctx, cfg, log, true)
+	store, err := openStore(ctx, cfg, log, true)
 	if err != nil {
 		return res, err
 	}
 	p, err := loadPersona(cfg, log)
 	if err != nil {
 		_ = store.Close()
-		lock.release()
 		return res, err
 	}
 	rt, err := openRuntime(cfg, log, runtimeOptions{
-		Model: &benchModel{latency: spec.Latency, rec: rec}, Store: store, Lock: lock, Persona: p,
+		Model: &benchModel{latency: spec.Latency, rec: rec}, Store: store, Persona: p,
 		Router: newRouter(adapter{sender: snd}),
 		OnTick: func(state.Tick) { rec.ticks.Add(1) },
 	})

@@ -93,7 +93,7 @@ func (a *app) cmdChat(ctx context.Context, args []string) int {
 		// terminal drives its own channel only.
 		cfg.AllowChannels = []string{*channel}
 	}
-	store, lock, err := openStore(ctx, cfg, log, true)
+	store, err := openStore(ctx, cfg, log, true)
 	if err != nil {
 		fmt.Fprintln(a.stderr, "airi chat:", err)
 		return openFailureCode(err)
@@ -101,7 +101,6 @@ func (a *app) cmdChat(ctx context.Context, args []string) int {
 	p, err := loadPersona(cfg, log)
 	if err != nil {
 		_ = store.Close()
-		lock.release()
 		fmt.Fprintln(a.stderr, "airi chat:", err)
 		return exitFailure
 	}
@@ -113,7 +112,7 @@ func (a *app) cmdChat(ctx context.Context, args []string) int {
 	}
 	fatal := make(chan error, 1)
 	rt, err := openRuntime(cfg, log, runtimeOptions{
-		Model: model, Store: store, Lock: lock, Persona: p, Router: newRouter(adapter{sender: out}), ServedOnly: true,
+		Model: model, Store: store, Persona: p, Router: newRouter(adapter{sender: out}), ServedOnly: true,
 		OnFatal: func(err error) {
 			select {
 			case fatal <- err:

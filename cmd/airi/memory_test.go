@@ -103,7 +103,9 @@ func openMemBot(t *testing.T, db string, clock *recClock, model *memModel, ids *
 	}
 	cfg.DBPath = db
 	log := zaptest.NewLogger(t, zaptest.Level(zap.WarnLevel))
-	store, err := sqlite.Open(ctx, db, log)
+	// Without the lock: the memory commands of the test open the
+	// database between the bot's steps.
+	store, err := sqlite.OpenShared(ctx, db, log)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -167,11 +167,10 @@ func TestBackupWhileWriting(t *testing.T) {
 	seedOps(t, db, 10)
 	ctx := context.Background()
 	// A bot holds the lock and writes meanwhile.
-	st, lock, err := openDatabase(ctx, db, zaptest.NewLogger(t))
+	st, err := openDatabase(ctx, db, zaptest.NewLogger(t))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer lock.release()
 	defer st.Close()
 	addTicks(t, st, 5, time.Now())
 	backup := filepath.Join(t.TempDir(), "copy.db")

@@ -27,8 +27,6 @@ type bot struct {
 	sched   *scheduler.Scheduler
 	router  *router
 	botName string
-	// lock is held while the runtime writes a database it opened itself.
-	lock *dbLock
 	// budget is nil when no token budget is set.
 	budget *budget.Tracker
 	// cmds answers the admins' chat commands.
@@ -40,11 +38,9 @@ type bot struct {
 // holding every adapter of the process.
 type runtimeOptions struct {
 	Model planner.Model
-	// Store is owned by the runtime from here on: closed (and Lock, the
-	// database lock that comes with it, released) when the runtime
-	// closes, or at once if the runtime fails to open.
+	// Store is owned by the runtime from here on: closed when the
+	// runtime closes, or at once if the runtime fails to open.
 	Store state.Store
-	Lock  *dbLock
 	// Persona is the loaded prompts and the bot's name (see loadPersona).
 	Persona persona
 	Router  *router
@@ -84,7 +80,7 @@ func loadPersona(cfg config, log *zap.Logger) (persona, error) {
 }
 
 func openRuntime(cfg config, log *zap.Logger, opt runtimeOptions) (_ *bot, err error) {
-	rt := &bot{router: opt.Router, store: opt.Store, lock: opt.Lock, prompts: opt.Persona.prompts, botName: opt.Persona.botName}
+	rt := &bot{router: opt.Router, store: opt.Store, prompts: opt.Persona.prompts, botName: opt.Persona.botName}
 	defer func() {
 		if err != nil {
 			rt.close()
@@ -209,5 +205,4 @@ func (rt *bot) close() {
 	if rt.store != nil {
 		_ = rt.store.Close()
 	}
-	rt.lock.release()
 }

@@ -75,7 +75,7 @@ func newTelegramBot(t *testing.T, env map[string]string, answers ...string) *tel
 	}
 	cfg.DBPath = t.TempDir() + "/airi.db"
 	model := &answeringModel{answers: answers}
-	store, lock, err := openStore(ctx, cfg, log, true)
+	store, err := openStore(ctx, cfg, log, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +87,7 @@ func newTelegramBot(t *testing.T, env map[string]string, answers ...string) *tel
 	if err != nil {
 		t.Fatal(err)
 	}
-	rt, err := openRuntime(cfg, log, runtimeOptions{Model: model, Store: store, Lock: lock, Persona: p, Router: newRouter(adapter{sender: a})})
+	rt, err := openRuntime(cfg, log, runtimeOptions{Model: model, Store: store, Persona: p, Router: newRouter(adapter{sender: a})})
 	if err != nil {
 		t.Fatal(err)
 	}

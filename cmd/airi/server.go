@@ -64,7 +64,7 @@ func exitCode(err error) int {
 // when a later step fails.
 func openServer(ctx context.Context, cfg config, log *zap.Logger, model planner.Model, migrate bool) (_ *server, err error) {
 	s := &server{log: log}
-	store, lock, err := openStore(ctx, cfg, log, migrate)
+	store, err := openStore(ctx, cfg, log, migrate)
 	if err != nil {
 		return nil, err
 	}
@@ -72,7 +72,6 @@ func openServer(ctx context.Context, cfg config, log *zap.Logger, model planner.
 	defer func() {
 		if err != nil && !handedOver {
 			_ = store.Close()
-			lock.release()
 		}
 	}()
 	s.replica, err = newReplica(cfg, store, log)
@@ -90,7 +89,7 @@ func openServer(ctx context.Context, cfg config, log *zap.Logger, model planner.
 	}
 	handedOver = true
 	s.rt, err = openRuntime(cfg, log, runtimeOptions{
-		Model: model, Store: store, Lock: lock, Persona: p, Router: newRouter(s.adapters...),
+		Model: model, Store: store, Persona: p, Router: newRouter(s.adapters...),
 		Leases: leases(s.replica), ServedOnly: true, OnTick: s.metrics.observe,
 		OnWake: func(_, reason string) { s.metrics.wakes.WithLabelValues(reason).Inc() },
 		OnSkip: func(_, reason string) { s.metrics.skipped.WithLabelValues(reason).Inc() },

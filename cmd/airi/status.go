@@ -89,7 +89,7 @@ func openOps(ctx context.Context, cfg config, log *zap.Logger, write bool) (stat
 		err error
 	)
 	if write {
-		s, err = sqlite.Open(ctx, cfg.DBPath, log)
+		s, err = sqlite.OpenShared(ctx, cfg.DBPath, log)
 	} else {
 		s, err = sqlite.OpenReadOnly(ctx, cfg.DBPath, log)
 	}
