@@ -12,6 +12,7 @@ import (
 
 	"go.uber.org/zap/zaptest"
 
+	"github.com/airi-go/airi/runtime"
 	"github.com/airi-go/airi/state"
 	"github.com/airi-go/airi/state/sqlite"
 )
@@ -138,7 +139,7 @@ func TestRetentionStopsTheFileGrowing(t *testing.T) {
 		// The ticks of each round are recorded at a time already past
 		// the retention of the next pass.
 		addTicks(t, st, 2000, start.Add(time.Duration(round)*time.Minute))
-		if err := retentionPass(ctx, st, cfg, start.Add(time.Duration(round+1)*time.Minute), zaptest.NewLogger(t)); err != nil {
+		if err := runtime.RetentionPass(ctx, st, cfg.TickRetention, cfg.MessageRetention, start.Add(time.Duration(round+1)*time.Minute), zaptest.NewLogger(t)); err != nil {
 			t.Fatal(err)
 		}
 		sizes = append(sizes, size())

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/airi-go/airi/prompts"
-	"github.com/airi-go/airi/scheduler/attention"
 	"github.com/airi-go/airi/scheduler/replay"
 	"github.com/airi-go/airi/state"
 )
@@ -107,35 +106,4 @@ func sessionSettings(cfg config) replay.Settings {
 		Interrupt: cfg.Interrupt == "cancel", SleepMaxMS: cfg.SleepMax.Milliseconds(), SendUser: cfg.SendUser,
 		AllowChannels: cfg.AllowChannels,
 	}
-}
-
-// replayConfig is cfg with the recorded settings of a session applied and
-// the loop's delays off: replay drives wakes itself.
-func replayConfig(cfg config, h *replay.Header) config {
-	st := h.Settings
-	cfg.BotName = st.BotName
-	cfg.Language = st.Language
-	if st.History > 0 {
-		cfg.History = st.History
-	}
-	if st.MaxIterations > 0 {
-		cfg.MaxIterations = st.MaxIterations
-	}
-	cfg.Interrupt = "finish"
-	if st.Interrupt {
-		cfg.Interrupt = "cancel"
-	}
-	if st.SleepMaxMS > 0 {
-		cfg.SleepMax = time.Duration(st.SleepMaxMS) * time.Millisecond
-	}
-	cfg.SendUser = st.SendUser
-	cfg.AllowChannels = st.AllowChannels
-	cfg.Turn = h.TurnSemantics()
-	cfg.ContinueDelay = 0
-	// Replay wakes the channel as the recording did; the group mode only
-	// decides what the prompts say. Budgets are not replayed.
-	cfg.Attention = attention.Policy{Default: attention.Defaults()}
-	cfg.Attention.Default.Mode = attention.Mode(h.AttentionMode())
-	cfg.BudgetDay, cfg.ChannelBudgetDay, cfg.ChannelBudgets = 0, 0, nil
-	return cfg
 }
