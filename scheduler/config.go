@@ -49,10 +49,10 @@ type Config struct {
 	MaxIterations int
 	// ContinueDelay is the pause between the calls of one wake and before
 	// a re-arm [DefaultContinueDelay]; NoContinueDelay makes it none.
-	ContinueDelay   time.Duration
+	ContinueDelay time.Duration
 	// ModelProbe bounds how often ModelDegraded asks the model itself
 	// while every call fails [DefaultModelProbe].
-	ModelProbe time.Duration
+	ModelProbe      time.Duration
 	NoContinueDelay bool
 	RetryDelay      time.Duration // after a failed model call; 5s
 	// Concurrency bounds the model calls in flight [DefaultConcurrency].

@@ -19,8 +19,11 @@ import (
 
 	"github.com/airi-go/airi/adapters/telegram"
 	"github.com/airi-go/airi/adapters/telegram/telegramtest"
+	"github.com/airi-go/airi/admin"
 	"github.com/airi-go/airi/planner/openai"
 	"github.com/airi-go/airi/planner/openai/openaitest"
+	"github.com/airi-go/airi/prompts"
+	"github.com/airi-go/airi/runtime"
 	"github.com/airi-go/airi/state"
 )
 
@@ -41,8 +44,8 @@ func (t handlerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 // groupBot is airi run with the Telegram adapter, wired in-process to a
 // fake Bot API and a fake model.
 type groupBot struct {
-	rt      *bot
-	m       *metrics
+	rt      *runtime.Bot
+	m       *admin.Metrics
 	cancel  context.CancelFunc
 	done    chan error
 	mu      sync.Mutex
@@ -66,10 +69,10 @@ func startGroupBot(t *testing.T, tg *telegramtest.Server, model http.Handler, db
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := &groupBot{wakes: map[string]int{}, skipped: map[string]int{}, m: newMetrics(func() float64 { return 0 })}
+	b := &groupBot{wakes: map[string]int{}, skipped: map[string]int{}, m: admin.NewMetrics(func() float64 { return 0 })}
 	ctx, cancel := context.WithCancel(context.Background())
 	b.cancel = cancel
-	store, lock, err := openStore(ctx, cfg, log, true)
+	store, err := openStore(ctx, cfg, log, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,23 +81,25 @@ func startGroupBot(t *testing.T, tg *telegramtest.Server, model http.Handler, db
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := loadPersona(cfg, log)
+	p, err := prompts.Load(cfg.PromptsDir, log)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b.rt, err = openRuntime(cfg, log, runtimeOptions{Model: mdl, Store: store, Lock: lock, Persona: p, Router: newRouter(adapter{sender: ad}),
-		OnWake: func(_, reason string) { b.count(b.wakes, reason); b.m.wakes.WithLabelValues(reason).Inc() },
-		OnSkip: func(_, reason string) { b.count(b.skipped, reason); b.m.skipped.WithLabelValues(reason).Inc() },
+	b.rt, err = runtime.New(cfg.runtime(), runtime.Deps{Logger: log, Model: mdl, Store: store, Prompts: p, Adapters: []runtime.Adapter{{Sender: ad}},
+		OnWake: func(_, reason string) { b.count(b.wakes, reason); b.m.Wake(reason) },
+		OnSkip: func(_, reason string) { b.count(b.skipped, reason); b.m.Skip(reason) },
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	b.rt.registerBudget(b.m, time.Now)
-	if err := b.rt.sched.Start(ctx); err != nil {
+	if t := b.rt.Budget(); t != nil {
+		b.m.RegisterBudget(t, channelIDs(b.rt.Store()), time.Now)
+	}
+	if err := b.rt.Scheduler().Start(ctx); err != nil {
 		t.Fatal(err)
 	}
 	b.done = make(chan error, 1)
-	go func() { b.done <- ad.Run(ctx, b.rt.inbox(telegram.Name)) }()
+	go func() { b.done <- ad.Run(ctx, b.rt.Inbox(telegram.Name)) }()
 	return b
 }
 
@@ -122,18 +127,17 @@ func (b *groupBot) stop(t *testing.T) {
 	t.Helper()
 	b.cancel()
 	<-b.done
-	if err := b.rt.sched.Close(context.Background()); err != nil {
+	if err := b.rt.Close(context.Background()); err != nil {
 		t.Error(err)
 	}
-	b.rt.close()
 }
 
 // metricsText scrapes the bot's metrics as /metrics serves them.
 func (b *groupBot) metricsText(t *testing.T) string {
 	t.Helper()
-	srv := &adminServer{metrics: b.m, store: b.rt.store, log: zap.NewNop()}
+	srv := admin.New(admin.Options{Metrics: b.m, Store: b.rt.Store()})
 	rec := httptest.NewRecorder()
-	srv.handler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+	srv.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
 	body, _ := io.ReadAll(rec.Result().Body)
 	return string(body)
 }
@@ -340,7 +344,7 @@ func TestChannelBudget(t *testing.T) {
 		// Each refusal is recorded: on the mentions that arrived with the
 		// budget used up, or as a wake that made no call.
 		ctx := context.Background()
-		refused, err := b.rt.store.SkippedWakes(ctx, state.TickFilter{})
+		refused, err := b.rt.Store().SkippedWakes(ctx, state.TickFilter{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -353,7 +357,7 @@ func TestChannelBudget(t *testing.T) {
 			}
 		}
 		// The mentions refused stay unread, to be answered when the day rolls over.
-		counts, err := b.rt.store.UnreadCounts(context.Background())
+		counts, err := b.rt.Store().UnreadCounts(context.Background())
 		if err != nil || counts[fmt.Sprint(busyGroup.ID)] == 0 {
 			t.Errorf("unread after the budget ran out: %v, %v; want the refused mentions", counts, err)
 		}
@@ -471,7 +475,7 @@ func TestBotMessagesAfterRestart(t *testing.T) {
 // storedEvents returns the incoming messages stored for the busy group.
 func storedEvents(t *testing.T, b *groupBot) []state.Message {
 	t.Helper()
-	events, err := b.rt.store.Events(context.Background(), state.TickFilter{ChannelID: fmt.Sprint(busyGroup.ID)})
+	events, err := b.rt.Store().Events(context.Background(), state.TickFilter{ChannelID: fmt.Sprint(busyGroup.ID)})
 	if err != nil {
 		t.Fatalf("stored events: %v", err)
 	}

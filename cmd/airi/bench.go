@@ -9,20 +9,19 @@ import (
 	"io"
 	"os"
 	"runtime"
-	"runtime/pprof"
 	"text/tabwriter"
 	"time"
+
+	"github.com/airi-go/airi/bench"
 )
 
 // benchFlags are the flags of airi bench.
 type benchFlags struct {
-	spec         benchSpec
-	jsonOut      bool
-	baseline     string
-	cpuProfile   string
-	memProfile   string
-	peakProfile  string
-	blockProfile string
+	spec        bench.Spec
+	jsonOut     bool
+	baseline    string
+	profiles    bench.Profiles
+	peakProfile string
 }
 
 func (a *app) cmdBench(ctx context.Context, args []string) int {
@@ -40,21 +39,21 @@ func (a *app) cmdBench(ctx context.Context, args []string) int {
 	seed := fs.Uint64("seed", 1, "seed of the steady scenario's choice of channels")
 	fs.BoolVar(&f.jsonOut, "json", false, "print the results as one JSON object")
 	fs.StringVar(&f.baseline, "baseline", "", "JSON results of an earlier run (--json) to print ratios against")
-	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of the scenario to this file")
-	fs.StringVar(&f.memProfile, "memprofile", "", "write a heap profile (allocations) at the end to this file")
+	fs.StringVar(&f.profiles.CPU, "cpuprofile", "", "write a CPU profile of the scenario to this file")
+	fs.StringVar(&f.profiles.Mem, "memprofile", "", "write a heap profile (allocations) at the end to this file")
 	fs.StringVar(&f.peakProfile, "memprofile-peak", "", "write a heap profile (memory in use) taken when the live heap peaked to this file")
-	fs.StringVar(&f.blockProfile, "blockprofile", "", "write a profile of blocking (channels, locks) to this file")
+	fs.StringVar(&f.profiles.Block, "blockprofile", "", "write a profile of blocking (channels, locks) to this file")
 	if code, ok := a.parseFlags(fs, args); !ok {
 		return code
 	}
 	f.spec.Seed = *seed
-	if err := f.spec.validate(fs.NArg()); err != nil {
+	if err := validateSpec(f.spec, fs.NArg()); err != nil {
 		fmt.Fprintf(a.stderr, "airi bench: %v\n", err)
 		return exitUsage
 	}
-	var base *benchResult
+	var base *bench.Result
 	if f.baseline != "" {
-		b, err := readBaseline(f.baseline)
+		b, err := bench.ReadBaseline(f.baseline)
 		if err != nil {
 			fmt.Fprintf(a.stderr, "airi bench: %v\n", err)
 			return exitUsage
@@ -85,14 +84,14 @@ func (a *app) cmdBench(ctx context.Context, args []string) int {
 	}
 	defer func() { _ = os.RemoveAll(dir) }()
 
-	stop, err := startProfiles(f)
+	stop, err := bench.StartProfiles(f.profiles)
 	if err != nil {
 		fmt.Fprintf(a.stderr, "airi bench: %v\n", err)
 		return exitFailure
 	}
-	peaks := newMemPeaks(f.peakProfile)
-	res, err := runBench(ctx, cfg, f.spec, dir, peaks, log)
-	if perr := errors.Join(stop(), peaks.writeProfile()); perr != nil && err == nil {
+	peaks := bench.NewMemPeaks(f.peakProfile)
+	res, err := bench.Run(ctx, cfg.runtime(), f.spec, dir, peaks, log)
+	if perr := errors.Join(stop(), peaks.WriteProfile()); perr != nil && err == nil {
 		err = perr
 	}
 	if err != nil {
@@ -103,9 +102,9 @@ func (a *app) cmdBench(ctx context.Context, args []string) int {
 		out := any(res)
 		if base != nil {
 			out = struct {
-				benchResult
+				bench.Result
 				Ratios map[string]float64 `json:"ratios"`
-			}{res, ratios(res, *base)}
+			}{res, bench.Ratios(res, *base)}
 		}
 		enc := json.NewEncoder(a.stdout)
 		enc.SetIndent("", "  ")
@@ -124,7 +123,8 @@ func (a *app) cmdBench(ctx context.Context, args []string) int {
 	return exitOK
 }
 
-func (s benchSpec) validate(nargs int) error {
+// validateSpec reports what is wrong with the scenario the flags chose.
+func validateSpec(s bench.Spec, nargs int) error {
 	var errs []error
 	switch {
 	case nargs > 0:
@@ -143,55 +143,7 @@ func (s benchSpec) validate(nargs int) error {
 	return errors.Join(errs...)
 }
 
-func readBaseline(path string) (benchResult, error) {
-	var b benchResult
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return b, fmt.Errorf("read baseline: %w", err)
-	}
-	if err := json.Unmarshal(data, &b); err != nil {
-		return b, fmt.Errorf("read baseline %s: not the JSON of `airi bench --json`: %w", path, err)
-	}
-	return b, nil
-}
-
-// benchFigure is one printed figure and how to read it from a result.
-type benchFigure struct {
-	key, label, unit string
-	get              func(benchResult) float64
-}
-
-var benchFigures = []benchFigure{
-	{"last_reply_ms", "last reply after the first message", "ms", func(r benchResult) float64 { return r.LastReplyMS }},
-	{"wake_latency_p50_ms", "wake latency p50 (stored → model call)", "ms", func(r benchResult) float64 { return r.WakeP50MS }},
-	{"wake_latency_p99_ms", "wake latency p99", "ms", func(r benchResult) float64 { return r.WakeP99MS }},
-	{"model_calls_per_second", "model calls a second", "/s", func(r benchResult) float64 { return r.ModelCallsPerS }},
-	{"ticks_per_second", "ticks a second", "/s", func(r benchResult) float64 { return r.TicksPerS }},
-	{"model_slot_utilisation", "model slots busy while work waits", "%", func(r benchResult) float64 { return r.SlotUtilisation }},
-	{"cpu_per_tick_ms", "runtime CPU per tick", "ms", func(r benchResult) float64 { return r.CPUPerTickMS }},
-	{"statements_per_tick", "store statements per tick", "/tick", func(r benchResult) float64 { return r.StatementsPerTick }},
-	{"write_transactions_per_tick", "store write transactions per tick", "/tick", func(r benchResult) float64 { return r.WritesPerTick }},
-	{"read_transactions_per_tick", "store read transactions per tick", "/tick", func(r benchResult) float64 { return r.ReadsPerTick }},
-	{"allocs_per_tick", "allocations per tick", "", func(r benchResult) float64 { return r.AllocsPerTick }},
-	{"alloc_bytes_per_tick", "bytes allocated per tick", "B", func(r benchResult) float64 { return r.BytesPerTick }},
-	{"peak_rss_mb", "peak RSS", "MB", func(r benchResult) float64 { return r.PeakRSSMB }},
-	{"peak_heap_live_mb", "peak live heap", "MB", func(r benchResult) float64 { return r.PeakHeapLiveMB }},
-	{"peak_stacks_mb", "peak goroutine stacks", "MB", func(r benchResult) float64 { return r.PeakStacksMB }},
-	{"peak_goroutines", "peak goroutines", "", func(r benchResult) float64 { return float64(r.PeakGoroutines) }},
-}
-
-// ratios divides each figure by the baseline's (new / old).
-func ratios(r, base benchResult) map[string]float64 {
-	out := map[string]float64{}
-	for _, f := range benchFigures {
-		if b := f.get(base); b != 0 {
-			out[f.key] = f.get(r) / b
-		}
-	}
-	return out
-}
-
-func printBench(w io.Writer, r benchResult, base *benchResult) {
+func printBench(w io.Writer, r bench.Result, base *bench.Result) {
 	fmt.Fprintf(w, "scenario: %s; model latency %gms, %d model slots, debounce %gms, %d cores\n",
 		r.Scenario, r.ModelLatencyMS, r.Concurrency, r.DebounceMS, runtime.NumCPU())
 	fmt.Fprintf(w, "messages: %d stored, %d shown to the model, %d lost; chats: %d, %d unanswered; replies %d\n",
@@ -202,18 +154,18 @@ func printBench(w io.Writer, r benchResult, base *benchResult) {
 	if base != nil {
 		fmt.Fprintln(tw, "figure\tnow\tbaseline\tratio")
 	}
-	for _, f := range benchFigures {
-		v := f.get(r)
+	for _, f := range bench.Figures {
+		v := f.Get(r)
 		if base == nil {
-			fmt.Fprintf(tw, "%s\t%s\n", f.label, fmtFigure(v, f.unit))
+			fmt.Fprintf(tw, "%s\t%s\n", f.Label, fmtFigure(v, f.Unit))
 			continue
 		}
-		b := f.get(*base)
+		b := f.Get(*base)
 		ratio := "-"
 		if b != 0 {
 			ratio = fmt.Sprintf("×%.2f", v/b)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", f.label, fmtFigure(v, f.unit), fmtFigure(b, f.unit), ratio)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", f.Label, fmtFigure(v, f.Unit), fmtFigure(b, f.Unit), ratio)
 	}
 	_ = tw.Flush()
 }
@@ -235,54 +187,4 @@ func fmtFigure(v float64, unit string) string {
 		return fmt.Sprintf("%.0f B", v)
 	}
 	return fmt.Sprintf("%.1f%s", v, unit)
-}
-
-// startProfiles starts the profiles asked for; the function it returns
-// stops them and writes the files.
-func startProfiles(f benchFlags) (func() error, error) {
-	var cpuFile *os.File
-	if f.cpuProfile != "" {
-		var err error
-		cpuFile, err = os.Create(f.cpuProfile)
-		if err != nil {
-			return nil, fmt.Errorf("cpu profile: %w", err)
-		}
-		if err := pprof.StartCPUProfile(cpuFile); err != nil {
-			_ = cpuFile.Close()
-			return nil, fmt.Errorf("cpu profile: %w", err)
-		}
-	}
-	if f.blockProfile != "" {
-		runtime.SetBlockProfileRate(int(time.Microsecond))
-	}
-	return func() error {
-		var errs []error
-		if cpuFile != nil {
-			pprof.StopCPUProfile()
-			errs = append(errs, cpuFile.Close())
-		}
-		if f.memProfile != "" {
-			errs = append(errs, writeProfile("allocs", f.memProfile))
-		}
-		if f.blockProfile != "" {
-			errs = append(errs, writeProfile("block", f.blockProfile))
-			runtime.SetBlockProfileRate(0)
-		}
-		return errors.Join(errs...)
-	}, nil
-}
-
-func writeProfile(name, path string) error {
-	out, err := os.Create(path)
-	if err != nil {
-		return fmt.Errorf("%s profile: %w", name, err)
-	}
-	if err := pprof.Lookup(name).WriteTo(out, 0); err != nil {
-		_ = out.Close()
-		return fmt.Errorf("%s profile: %w", name, err)
-	}
-	if err := out.Close(); err != nil {
-		return fmt.Errorf("%s profile: %w", name, err)
-	}
-	return nil
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,7 +12,7 @@ import (
 
 	"go.uber.org/zap"
 
-	"github.com/airi-go/airi/planner"
+	"github.com/airi-go/airi/bench"
 )
 
 func benchEnv(vars map[string]string) func(string) string {
@@ -41,7 +40,7 @@ func TestBenchRunsScenarios(t *testing.T) {
 			if code := a.run(context.Background(), append([]string{"bench", "--json", "--memprofile-peak", peak}, tt.args...)); code != exitOK {
 				t.Fatalf("exit %d; stderr:\n%s", code, errOut.String())
 			}
-			var res benchResult
+			var res bench.Result
 			if err := json.Unmarshal(out.Bytes(), &res); err != nil {
 				t.Fatalf("output is not JSON: %v\n%s", err, out.String())
 			}
@@ -120,7 +119,7 @@ func BenchmarkBurst(b *testing.B) {
 	}
 	var cpu, allocs, ticks, last float64
 	for b.Loop() {
-		res, err := runBench(context.Background(), cfg, benchSpec{Burst: chats, Drain: time.Minute}, b.TempDir(), newMemPeaks(""), zap.NewNop())
+		res, err := bench.Run(context.Background(), cfg.runtime(), bench.Spec{Burst: chats, Drain: time.Minute}, b.TempDir(), bench.NewMemPeaks(""), zap.NewNop())
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -136,28 +135,4 @@ func BenchmarkBurst(b *testing.B) {
 	b.ReportMetric(cpu/ticks, "cpu-ms/tick")
 	b.ReportMetric(allocs/ticks, "allocs/tick")
 	b.ReportMetric(last/float64(b.N), "last-reply-ms")
-}
-
-// TestBenchSampleCountsFreeSlots pins what a sample counts: the slots in
-// use, and as many more as there are channels past their debounce with no
-// call in flight, up to the free slots (where the count stops).
-func TestBenchSampleCountsFreeSlots(t *testing.T) {
-	now := time.Now()
-	r := newBenchRecorder(time.Second, 4)
-	for i := range 6 {
-		r.stored(fmt.Sprint("due", i), "m", now.Add(-2*time.Second))
-	}
-	r.stored("fresh", "m", now)                       // still within its debounce
-	r.callStarted(planner.Request{ChannelID: "due0"}) // in flight, its message not shown
-	r.sample(now)
-	if r.busy != 1 || r.offered != 4 {
-		t.Errorf("five channels due and one call for four slots: busy %d, offered %d; want 1 and 4", r.busy, r.offered)
-	}
-	r2 := newBenchRecorder(time.Second, 4)
-	r2.stored("fresh", "m", now)
-	r2.stored("due", "m", now.Add(-2*time.Second))
-	r2.sample(now)
-	if r2.busy != 0 || r2.offered != 1 {
-		t.Errorf("one channel due, one within its debounce: busy %d, offered %d; want 0 and 1", r2.busy, r2.offered)
-	}
 }

@@ -7,11 +7,12 @@ import (
 	"time"
 
 	"go.uber.org/zap"
-	"golang.org/x/sync/errgroup"
 
 	"github.com/airi-go/airi/actions"
 	"github.com/airi-go/airi/adapters/console"
 	"github.com/airi-go/airi/planner/openai"
+	"github.com/airi-go/airi/prompts"
+	"github.com/airi-go/airi/runtime"
 )
 
 // shutdownGrace bounds how long in-flight ticks may take to stop.
@@ -93,27 +94,33 @@ func (a *app) cmdChat(ctx context.Context, args []string) int {
 		// terminal drives its own channel only.
 		cfg.AllowChannels = []string{*channel}
 	}
-	store, lock, err := openStore(ctx, cfg, log, true)
+	store, err := openStore(ctx, cfg, log, true)
 	if err != nil {
 		fmt.Fprintln(a.stderr, "airi chat:", err)
 		return openFailureCode(err)
 	}
-	p, err := loadPersona(cfg, log)
+	src, err := prompts.Load(cfg.PromptsDir, log)
 	if err != nil {
 		_ = store.Close()
-		lock.release()
-		fmt.Fprintln(a.stderr, "airi chat:", err)
+		fmt.Fprintln(a.stderr, "airi chat: load prompts:", err)
 		return exitFailure
 	}
-	con := console.New(console.Config{ChannelID: *channel, User: *user, BotName: p.botName}, a.stdin, a.stdout, log)
-	var out sender = con
+	botName := runtime.BotName(cfg.BotName, src)
+	con := console.New(console.Config{ChannelID: *channel, User: *user, BotName: botName}, a.stdin, a.stdout, log)
+	var out runtime.Sender = con
 	interactive := readerIsTerminal(a.stdin)
 	if interactive && isTerminal(a.stderr) {
-		out = &typingConsole{Adapter: con, w: a.stderr, bot: p.botName}
+		out = &typingConsole{Adapter: con, w: a.stderr, bot: botName}
 	}
 	fatal := make(chan error, 1)
-	rt, err := openRuntime(cfg, log, runtimeOptions{
-		Model: model, Store: store, Lock: lock, Persona: p, Router: newRouter(adapter{sender: out}), ServedOnly: true,
+	rc := cfg.runtime()
+	rc.ServedOnly = true
+	// The terminal's bot keeps every record: retention is the running bot's.
+	rc.TickRetention, rc.MessageRetention = 0, 0
+	rt, err := runtime.New(rc, runtime.Deps{
+		Model: model, Store: store, Prompts: src, Logger: log,
+		// The console is read below, by chatUntilIdle.
+		Adapters: []runtime.Adapter{{Sender: out}},
 		OnFatal: func(err error) {
 			select {
 			case fatal <- err:
@@ -125,23 +132,13 @@ func (a *app) cmdChat(ctx context.Context, args []string) int {
 		fmt.Fprintln(a.stderr, "airi chat:", err)
 		return openFailureCode(err)
 	}
-	defer rt.close()
 	if interactive && isTerminal(a.stderr) {
-		fmt.Fprintln(a.stderr, chatBanner(cfg, rt.botName))
+		fmt.Fprintln(a.stderr, chatBanner(cfg, rt.Name()))
 	}
-
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	g, gctx := errgroup.WithContext(runCtx)
-	defer func() { _ = g.Wait() }()
-	defer cancel()
-	g.Go(func() error {
-		if err := rt.prompts.Watch(gctx); err != nil && gctx.Err() == nil {
-			log.Warn("prompt hot reload stopped", zap.Error(err))
-		}
-		return nil
-	})
-	if err := rt.sched.Start(runCtx); err != nil {
+	if err := rt.Start(runCtx); err != nil {
+		_ = rt.Close(context.WithoutCancel(ctx))
 		fmt.Fprintln(a.stderr, "airi chat:", err)
 		return exitFailure
 	}
@@ -154,8 +151,11 @@ func (a *app) cmdChat(ctx context.Context, args []string) int {
 	closeCtx, done := context.WithTimeout(context.WithoutCancel(ctx), shutdownGrace)
 	defer done()
 	cancel()
-	if err := rt.sched.Close(closeCtx); err != nil {
+	if err := rt.Close(closeCtx); err != nil {
 		log.Warn("shutdown", zap.Error(err))
+	}
+	if err := rt.Wait(); err != nil {
+		log.Warn("prompt hot reload stopped", zap.Error(err))
 	}
 	return code
 }
@@ -165,9 +165,9 @@ func (a *app) cmdChat(ctx context.Context, args []string) int {
 // model call has failed for that long. The input reader is not waited
 // for: a terminal read cannot be interrupted, and the process ends after
 // this.
-func (a *app) chatUntilIdle(ctx, runCtx context.Context, rt *bot, con *console.Adapter, fatal <-chan error, giveUp time.Duration) int {
+func (a *app) chatUntilIdle(ctx, runCtx context.Context, rt *runtime.Bot, con *console.Adapter, fatal <-chan error, giveUp time.Duration) int {
 	inputDone := make(chan error, 1)
-	go func() { inputDone <- con.Run(runCtx, rt.inbox(console.Name)) }()
+	go func() { inputDone <- con.Run(runCtx, rt.Inbox(console.Name)) }()
 	idle := make(chan error, 1)
 	var check <-chan time.Time
 	if giveUp > 0 {
@@ -183,7 +183,7 @@ func (a *app) chatUntilIdle(ctx, runCtx context.Context, rt *bot, con *console.A
 				fmt.Fprintln(a.stderr, "airi chat:", err)
 				return exitFailure
 			}
-			go func() { idle <- rt.sched.WaitIdle(runCtx) }()
+			go func() { idle <- rt.Scheduler().WaitIdle(runCtx) }()
 		case err := <-idle:
 			if err != nil && ctx.Err() == nil {
 				fmt.Fprintln(a.stderr, "airi chat:", err)

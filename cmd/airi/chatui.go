@@ -11,6 +11,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/airi-go/airi/adapters/console"
+	"github.com/airi-go/airi/runtime"
 	"github.com/airi-go/airi/state"
 )
 
@@ -69,8 +70,8 @@ func (t *typingConsole) Send(ctx context.Context, out state.Outgoing) (string, e
 
 // gaveUp reports, once every model call has failed for at least d, the
 // line `airi chat` exits with.
-func gaveUp(rt *bot, d time.Duration, now time.Time) (string, bool) {
-	since, last := rt.sched.ModelFailing()
+func gaveUp(rt *runtime.Bot, d time.Duration, now time.Time) (string, bool) {
+	since, last := rt.Scheduler().ModelFailing()
 	if since.IsZero() || now.Sub(since) < d {
 		return "", false
 	}
@@ -78,8 +79,8 @@ func gaveUp(rt *bot, d time.Duration, now time.Time) (string, bool) {
 }
 
 // unreadReport says how many messages of the channel stay unread.
-func unreadReport(ctx context.Context, rt *bot, channel string) string {
-	counts, err := rt.store.UnreadCounts(ctx)
+func unreadReport(ctx context.Context, rt *runtime.Bot, channel string) string {
+	counts, err := rt.Store().UnreadCounts(ctx)
 	if err != nil || counts[channel] == 0 {
 		return ""
 	}

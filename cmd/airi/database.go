@@ -23,30 +23,22 @@ type dbProblem struct {
 func (e *dbProblem) Error() string { return e.msg }
 func (e *dbProblem) Unwrap() error { return e.err }
 
-// openDatabase takes the exclusive lock of the database at path, then
-// opens it for writing. The lock is held until release; one process at a
-// time writes a database, so that no message is answered twice.
-func openDatabase(ctx context.Context, path string, log *zap.Logger) (*sqlite.Store, *dbLock, error) {
-	lock, err := lockDatabase(path)
-	if err != nil {
-		var locked *lockedError
-		if errors.As(err, &locked) {
-			return nil, nil, &dbProblem{msg: locked.Error(), err: err}
-		}
-		if deniedWrite(err) {
-			return nil, nil, notWritableProblem(path, err)
-		}
-		return nil, nil, err
-	}
+// openDatabase opens the database at path for writing, holding its
+// lock until the store is closed; one process at a time writes a
+// database, so that no message is answered twice.
+func openDatabase(ctx context.Context, path string, log *zap.Logger) (*sqlite.Store, error) {
 	store, err := sqlite.Open(ctx, path, log)
 	if err != nil {
-		lock.release()
-		if errors.Is(err, sqlite.ErrNotWritable) || deniedWrite(err) {
-			return nil, nil, notWritableProblem(path, err)
+		var inUse *sqlite.InUseError
+		if errors.As(err, &inUse) {
+			return nil, &dbProblem{msg: inUse.Error(), err: err}
 		}
-		return nil, nil, fmt.Errorf("open database %s: %w", path, err)
+		if errors.Is(err, sqlite.ErrNotWritable) || deniedWrite(err) {
+			return nil, notWritableProblem(path, err)
+		}
+		return nil, fmt.Errorf("open database %s: %w", path, err)
 	}
-	return store, lock, nil
+	return store, nil
 }
 
 // deniedWrite reports whether err is the file system refusing a write.

@@ -204,8 +204,8 @@ func TestUnwritableDatabase(t *testing.T) {
 			must(t, os.Chmod(db, 0o444))
 		}},
 		{"read-only directory", func(t *testing.T, dir, db string) {
-			must(t, os.WriteFile(lockPath(db), nil, 0o666))
-			must(t, os.Chmod(lockPath(db), 0o666))
+			must(t, os.WriteFile(sqlite.LockPath(db), nil, 0o666))
+			must(t, os.Chmod(sqlite.LockPath(db), 0o666))
 			must(t, os.Chmod(db, 0o666))
 			must(t, os.Chmod(dir, 0o555))
 		}},

@@ -3,15 +3,11 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"text/tabwriter"
 	"time"
 
-	"go.uber.org/zap"
-
-	"github.com/airi-go/airi/state"
 	"github.com/airi-go/airi/state/sqlite"
 )
 
@@ -122,59 +118,6 @@ func nonZeroTime(t time.Time) any {
 		return nil
 	}
 	return t
-}
-
-// retentionInterval is how often the running bot applies retention.
-func retentionInterval(cfg config) time.Duration {
-	d := time.Hour
-	for _, r := range []time.Duration{cfg.TickRetention, cfg.MessageRetention} {
-		if r > 0 && r/4 < d {
-			d = r / 4
-		}
-	}
-	return max(d, time.Second)
-}
-
-// retain applies AIRI_TICK_RETENTION and AIRI_MESSAGE_RETENTION: one pass
-// at start, then one per interval, until ctx ends.
-func retain(ctx context.Context, st state.Store, cfg config, log *zap.Logger) error {
-	if cfg.TickRetention <= 0 && cfg.MessageRetention <= 0 {
-		return nil
-	}
-	t := time.NewTicker(retentionInterval(cfg))
-	defer t.Stop()
-	for {
-		if err := retentionPass(ctx, st, cfg, time.Now(), log); err != nil && ctx.Err() == nil {
-			log.Warn("retention pass failed; trying again at the next one", zap.Error(err))
-		}
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-t.C:
-		}
-	}
-}
-
-// retentionPass deletes what is older than the retention settings and
-// gives the space back.
-func retentionPass(ctx context.Context, st state.Store, cfg config, now time.Time, log *zap.Logger) error {
-	var ticks, msgs int64
-	var errs []error
-	if cfg.TickRetention > 0 {
-		n, err := st.PruneTicks(ctx, now.Add(-cfg.TickRetention))
-		ticks = n
-		errs = append(errs, err)
-	}
-	if cfg.MessageRetention > 0 {
-		n, err := st.PruneMessages(ctx, now.Add(-cfg.MessageRetention))
-		msgs = n
-		errs = append(errs, err)
-	}
-	if ticks > 0 || msgs > 0 {
-		errs = append(errs, st.Reclaim(ctx))
-		log.Info("retention deleted old records", zap.Int64("ticks", ticks), zap.Int64("messages", msgs))
-	}
-	return errors.Join(errs...)
 }
 
 var _ backuper = (*sqlite.Store)(nil)

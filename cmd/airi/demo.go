@@ -16,6 +16,7 @@ import (
 	"github.com/airi-go/airi/actions"
 	"github.com/airi-go/airi/adapters/console"
 	"github.com/airi-go/airi/internal/backoff"
+	"github.com/airi-go/airi/runtime"
 	"github.com/airi-go/airi/scheduler/replay"
 	"github.com/airi-go/airi/state"
 )
@@ -68,7 +69,7 @@ func (a *app) cmdDemo(ctx context.Context, args []string) int {
 	fmt.Fprintf(a.stdout, "airi demo: a recorded chat with %s, played through the real runtime\n", bot)
 	fmt.Fprintln(a.stdout, "(SQLite store, embedded prompts, planner, parser, actions); the model's answers come from the recording.")
 	fmt.Fprintln(a.stdout)
-	rep, err := replay.Play(ctx, s, replayOpener(cfg, zap.NewNop()), replay.Options{
+	rep, err := replay.Play(ctx, s, runtime.ReplayOpener(cfg.runtime(), zap.NewNop()), replay.Options{
 		Forward: con,
 		OnEvent: out.event,
 		OnTick:  out.tick,

@@ -8,19 +8,15 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
-	"time"
 
 	"github.com/schollz/progressbar/v3"
 	"go.uber.org/zap"
 
 	"github.com/airi-go/airi/internal/tokens"
-	"github.com/airi-go/airi/planner"
 	"github.com/airi-go/airi/prompts"
-	"github.com/airi-go/airi/scheduler"
+	"github.com/airi-go/airi/runtime"
 	"github.com/airi-go/airi/scheduler/eval"
 	"github.com/airi-go/airi/scheduler/replay"
-	"github.com/airi-go/airi/state"
 )
 
 // listFlag collects a flag given several times.
@@ -50,11 +46,6 @@ func (p *priceFlag) Set(s string) error {
 	}
 	p.v = &x
 	return nil
-}
-
-// evalJob is one run of one session with one prompt set.
-type evalJob struct {
-	variant, session, run int
 }
 
 // cmdEval plays labelled sessions through the runtime against the
@@ -142,88 +133,26 @@ func (a *app) cmdEval(ctx context.Context, args []string) int {
 		res.Variants = append(res.Variants, v)
 	}
 
-	model := &limitedModel{m: client, sem: make(chan struct{}, max(cfg.Concurrency, 1))}
-	rlog := runtimeLogger(cfg, log)
-	opt := eval.Options{TickInterval: cfg.TickInterval, ContinueDelay: cfg.ContinueDelay}
-	var jobs []evalJob
-	for v := range res.Variants {
-		for s := range sessions {
-			for r := range *runs {
-				jobs = append(jobs, evalJob{variant: v, session: s, run: r})
-			}
-		}
-	}
 	var bar *progressbar.ProgressBar
 	if isTerminal(a.stderr) {
-		bar = progressbar.NewOptions(len(jobs), progressbar.OptionSetWriter(a.stderr),
+		bar = progressbar.NewOptions(len(res.Variants)*len(sessions)**runs, progressbar.OptionSetWriter(a.stderr),
 			progressbar.OptionSetDescription("evaluating"), progressbar.OptionShowCount(), progressbar.OptionClearOnFinish())
 	}
-	// Each slot is written by one worker only.
-	done := make([][][]*eval.Run, len(res.Variants))
-	fails := make([][][]string, len(res.Variants))
-	for v := range done {
-		done[v] = make([][]*eval.Run, len(sessions))
-		fails[v] = make([][]string, len(sessions))
-		for s := range sessions {
-			done[v][s] = make([]*eval.Run, *runs)
-			fails[v][s] = make([]string, *runs)
-		}
+	variants := make([]runtime.Config, len(res.Variants))
+	for v, vr := range res.Variants {
+		variants[v] = evalConfig(cfg, vr.Prompts)
 	}
-	queue := make(chan evalJob)
-	var (
-		wg sync.WaitGroup
-		mu sync.Mutex
-	)
-	for range min(max(cfg.Concurrency, 1), len(jobs)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for j := range queue {
-				s := sessions[j.session]
-				open := evalOpener(evalConfig(cfg, res.Variants[j.variant].Prompts), model, rlog)
-				run, err := eval.Play(ctx, s.Session, open, opt)
-				switch {
-				case ctx.Err() != nil:
-				case err != nil:
-					fails[j.variant][j.session][j.run] = fmt.Sprintf("run %d: %v", j.run+1, err)
-				default:
-					done[j.variant][j.session][j.run] = run
-				}
-				if bar != nil {
-					mu.Lock()
-					_ = bar.Add(1)
-					mu.Unlock()
-				}
+	failed := runtime.Evaluate(ctx, res, variants, client, runtime.EvalOptions{
+		Concurrency: cfg.Concurrency, Logger: runtimeLogger(cfg, log),
+		Play: eval.Options{TickInterval: cfg.TickInterval, ContinueDelay: cfg.ContinueDelay},
+		OnRun: func() {
+			if bar != nil {
+				_ = bar.Add(1)
 			}
-		}()
-	}
-feed:
-	for _, j := range jobs {
-		select {
-		case queue <- j:
-		case <-ctx.Done():
-			break feed
-		}
-	}
-	close(queue)
-	wg.Wait()
+		},
+	})
 	if bar != nil {
 		_ = bar.Finish()
-	}
-	res.Partial = ctx.Err() != nil
-	failed := false
-	for v, vr := range res.Variants {
-		for s, sr := range vr.Sessions {
-			for r := range *runs {
-				if run := done[v][s][r]; run != nil {
-					sr.Runs = append(sr.Runs, run)
-				}
-				if f := fails[v][s][r]; f != "" {
-					sr.Errors = append(sr.Errors, f)
-					failed = true
-				}
-			}
-		}
 	}
 	tok := tokens.New()
 	if *htmlFile != "" {
@@ -267,74 +196,11 @@ func writeHTMLReport(path string, res *eval.Result, tok *tokens.Counter) error {
 	return nil
 }
 
-// limitedModel bounds the model calls of every run together by
-// AIRI_MODEL_CONCURRENCY; each runtime's scheduler bounds only its own.
-type limitedModel struct {
-	m   planner.Model
-	sem chan struct{}
-}
-
-func (l *limitedModel) Complete(ctx context.Context, req planner.Request) (planner.Response, error) {
-	select {
-	case l.sem <- struct{}{}:
-	case <-ctx.Done():
-		return planner.Response{}, ctx.Err()
-	}
-	defer func() { <-l.sem }()
-	return l.m.Complete(ctx, req)
-}
-
-// evalConfig is the configuration a prompt set is evaluated with. The
-// scheduler must not wait between ticks: the engine lets the continue
-// delay pass on its clock.
-func evalConfig(cfg config, promptsDir string) config {
+// evalConfig is the bot a prompt set is evaluated with.
+func evalConfig(cfg config, promptsDir string) runtime.Config {
+	rc := cfg.runtime()
 	if promptsDir != "" {
-		cfg.PromptsDir = promptsDir
+		rc.PromptsDir = promptsDir
 	}
-	cfg.ContinueDelay = 0
-	return cfg
-}
-
-// evalOpener opens, for each run, the real runtime on a fresh SQLite
-// store in a temporary directory, with the live model, the engine's clock
-// and its adapter.
-func evalOpener(cfg config, model planner.Model, log *zap.Logger) eval.Opener {
-	return func(ctx context.Context, w eval.Wiring) (eval.Runtime, error) {
-		rt, dir, err := openScratchRuntime(ctx, sessionConfig(cfg, w.Header), log, "airi-eval-*", runtimeOptions{
-			Model: model, Router: newRouter(adapter{sender: w.Sender}), Now: w.Now, OnTick: w.OnTick,
-		})
-		if err != nil {
-			return nil, err
-		}
-		return &evalRuntime{rt: rt, dir: dir}, nil
-	}
-}
-
-// evalRuntime is the wired runtime seen by the eval engine.
-type evalRuntime struct {
-	rt  *bot
-	dir string
-}
-
-func (r *evalRuntime) Deliver(ctx context.Context, ch state.Channel, msg state.Message) error {
-	return r.rt.sched.Deliver(ctx, ch, msg)
-}
-
-func (r *evalRuntime) NextDue() (string, time.Time, string, bool) { return r.rt.sched.NextDue() }
-
-func (r *evalRuntime) RunDue(ctx context.Context, id string) (scheduler.WakeReport, bool) {
-	return r.rt.sched.RunDue(ctx, id)
-}
-
-func (r *evalRuntime) PeriodicTick(ctx context.Context) error { return r.rt.sched.PeriodicTick(ctx) }
-
-func (r *evalRuntime) Idle(ctx context.Context) (bool, error) { return r.rt.sched.Idle(ctx) }
-
-func (r *evalRuntime) Unread(ctx context.Context, id string) ([]state.Message, error) {
-	return r.rt.store.Unread(ctx, id, 0)
-}
-
-func (r *evalRuntime) Close() error {
-	r.rt.close()
-	return os.RemoveAll(r.dir)
+	return rc
 }

@@ -43,12 +43,11 @@ func (a *app) forgetUser(ctx context.Context, cf commonFlags, user string, asJSO
 		return code
 	}
 	defer func() { _ = log.Sync() }()
-	store, lock, err := openStore(ctx, cfg, log, true)
+	store, err := openStore(ctx, cfg, log, true)
 	if err != nil {
 		fmt.Fprintln(a.stderr, "airi forget:", err)
 		return exitFailure
 	}
-	defer lock.release()
 	defer store.Close()
 	got, err := store.ForgetUser(ctx, user)
 	if err != nil {

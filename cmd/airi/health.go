@@ -8,71 +8,9 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/airi-go/airi/admin"
 )
-
-// readyCheck is one check of /readyz.
-type readyCheck struct {
-	Name   string `json:"name"`
-	OK     bool   `json:"ok"`
-	Detail string `json:"detail,omitempty"`
-}
-
-// readiness is the body of /readyz.
-type readiness struct {
-	Status string       `json:"status"` // "ok" or "failing"
-	Checks []readyCheck `json:"checks"`
-}
-
-// healthChecker is an adapter that says whether it reaches its platform.
-type healthChecker interface{ Health() error }
-
-// writeChecker is a store that says whether its writes succeed (SQLite).
-type writeChecker interface{ WriteErr() error }
-
-// pinger is a store that answers a round trip (PostgreSQL).
-type pinger interface {
-	Ping(ctx context.Context) error
-}
-
-// checkErr turns an error into a check.
-func checkErr(name string, err error, ok string) readyCheck {
-	if err != nil {
-		return readyCheck{Name: name, Detail: err.Error()}
-	}
-	return readyCheck{Name: name, OK: true, Detail: ok}
-}
-
-// storeCheck reports whether the store takes writes.
-func storeCheck(ctx context.Context, st any) readyCheck {
-	switch s := st.(type) {
-	case writeChecker:
-		return checkErr("store", s.WriteErr(), "writes succeed")
-	case pinger:
-		pctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-		defer cancel()
-		return checkErr("store", s.Ping(pctx), "database answers")
-	}
-	return readyCheck{Name: "store", OK: true}
-}
-
-// readyz answers the readiness checks: 200 when all pass, 503 otherwise.
-func (s *adminServer) readyz(w http.ResponseWriter, r *http.Request) {
-	var checks []readyCheck
-	if s.checks != nil {
-		checks = s.checks(r.Context())
-	}
-	body := readiness{Status: "ok", Checks: checks}
-	for _, c := range checks {
-		if !c.OK {
-			body.Status = "failing"
-		}
-	}
-	w.Header().Set("Content-Type", "application/json")
-	if body.Status != "ok" {
-		w.WriteHeader(http.StatusServiceUnavailable)
-	}
-	_ = json.NewEncoder(w).Encode(body)
-}
 
 func (a *app) cmdHealth(ctx context.Context, args []string) int {
 	fs := a.flags("health")
@@ -97,7 +35,7 @@ func (a *app) cmdHealth(ctx context.Context, args []string) int {
 		fmt.Fprintln(a.stderr, "airi health:", err)
 		return exitFailure
 	}
-	var rd readiness
+	var rd admin.Readiness
 	if err := json.Unmarshal(body, &rd); err != nil {
 		fmt.Fprintf(a.stderr, "airi health: %s answered %d with no readiness report: %v\n", *addr, code, err)
 		return exitFailure
@@ -154,17 +92,4 @@ func adminCall(ctx context.Context, method, addr, token, path string, body io.Re
 		return nil, resp.StatusCode, fmt.Errorf("admin server %s: %w", addr, err)
 	}
 	return b, resp.StatusCode, nil
-}
-
-// adapterCheck reports whether an adapter reaches its platform.
-func adapterCheck(ad adapter) readyCheck {
-	if h, ok := ad.sender.(healthChecker); ok {
-		return checkErr(ad.Name(), h.Health(), "connected")
-	}
-	select {
-	case <-ad.ready:
-		return readyCheck{Name: ad.Name(), OK: true, Detail: "connected"}
-	default:
-		return readyCheck{Name: ad.Name(), Detail: "not connected yet"}
-	}
 }

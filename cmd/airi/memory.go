@@ -120,12 +120,12 @@ func (c *memoryCmd) open(ctx context.Context, a *app, write bool) int {
 		c.store, c.close = s, func() { _ = s.Close(); _ = log.Sync() }
 		return exitOK
 	}
-	s, lock, err := openStore(ctx, cfg, log, true)
+	s, err := openStore(ctx, cfg, log, true)
 	if err != nil {
 		fmt.Fprintf(a.stderr, "airi %s: %v\n", c.name, err)
 		return exitFailure
 	}
-	c.store, c.close = s, func() { _ = s.Close(); lock.release(); _ = log.Sync() }
+	c.store, c.close = s, func() { _ = s.Close(); _ = log.Sync() }
 	return exitOK
 }
 

@@ -16,6 +16,8 @@ import (
 
 	"github.com/airi-go/airi/internal/tokens"
 	"github.com/airi-go/airi/planner"
+	"github.com/airi-go/airi/prompts"
+	"github.com/airi-go/airi/runtime"
 	"github.com/airi-go/airi/state"
 	"github.com/airi-go/airi/state/sqlite"
 )
@@ -85,7 +87,7 @@ type memBot struct {
 	db    string
 	clock *recClock
 	model *memModel
-	rt    *bot
+	rt    *runtime.Bot
 	store *sqlite.Store
 	ids   *int
 }
@@ -103,16 +105,18 @@ func openMemBot(t *testing.T, db string, clock *recClock, model *memModel, ids *
 	}
 	cfg.DBPath = db
 	log := zaptest.NewLogger(t, zaptest.Level(zap.WarnLevel))
-	store, err := sqlite.Open(ctx, db, log)
+	// Without the lock: the memory commands of the test open the
+	// database between the bot's steps.
+	store, err := sqlite.OpenShared(ctx, db, log)
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := loadPersona(cfg, log)
+	p, err := prompts.Load(cfg.PromptsDir, log)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rt, err := openRuntime(cfg, log, runtimeOptions{
-		Model: model, Store: store, Persona: p, Router: newRouter(adapter{sender: &idAdapter{name: "telegram", next: 100000 + *ids*10}}),
+	rt, err := runtime.New(cfg.runtime(), runtime.Deps{Logger: log,
+		Model: model, Store: store, Prompts: p, Adapters: []runtime.Adapter{{Sender: &idAdapter{name: "telegram", next: 100000 + *ids*10}}},
 		Now: clock.Now, OnTick: func(state.Tick) { clock.add(time.Second) },
 	})
 	if err != nil {
@@ -123,7 +127,7 @@ func openMemBot(t *testing.T, db string, clock *recClock, model *memModel, ids *
 	return b
 }
 
-func (b *memBot) close() { b.rt.close() }
+func (b *memBot) close() { _ = b.rt.Close(context.Background()) }
 
 // say delivers a message from a person and runs the wake it starts.
 func (b *memBot) say(ch state.Channel, from, text string) {
@@ -131,11 +135,11 @@ func (b *memBot) say(ch state.Channel, from, text string) {
 	*b.ids++
 	b.clock.add(30 * time.Second)
 	msg := state.Message{PlatformID: fmt.Sprint(*b.ids), SenderID: strings.ToLower(from), SenderName: from, Content: text, Time: b.clock.Now()}
-	if err := b.rt.inbox("telegram").Deliver(b.ctx, ch, msg); err != nil {
+	if err := b.rt.Inbox("telegram").Deliver(b.ctx, ch, msg); err != nil {
 		b.t.Fatal(err)
 	}
 	b.clock.add(time.Second)
-	b.rt.sched.Wake(b.ctx, ch.ID, "message")
+	b.rt.Scheduler().Wake(b.ctx, ch.ID, "message")
 }
 
 func (b *memBot) notes() []state.Note {

@@ -12,6 +12,7 @@ import (
 
 	"go.uber.org/zap/zaptest"
 
+	"github.com/airi-go/airi/runtime"
 	"github.com/airi-go/airi/state"
 	"github.com/airi-go/airi/state/sqlite"
 )
@@ -138,7 +139,7 @@ func TestRetentionStopsTheFileGrowing(t *testing.T) {
 		// The ticks of each round are recorded at a time already past
 		// the retention of the next pass.
 		addTicks(t, st, 2000, start.Add(time.Duration(round)*time.Minute))
-		if err := retentionPass(ctx, st, cfg, start.Add(time.Duration(round+1)*time.Minute), zaptest.NewLogger(t)); err != nil {
+		if err := runtime.RetentionPass(ctx, st, cfg.TickRetention, cfg.MessageRetention, start.Add(time.Duration(round+1)*time.Minute), zaptest.NewLogger(t)); err != nil {
 			t.Fatal(err)
 		}
 		sizes = append(sizes, size())
@@ -167,11 +168,10 @@ func TestBackupWhileWriting(t *testing.T) {
 	seedOps(t, db, 10)
 	ctx := context.Background()
 	// A bot holds the lock and writes meanwhile.
-	st, lock, err := openDatabase(ctx, db, zaptest.NewLogger(t))
+	st, err := openDatabase(ctx, db, zaptest.NewLogger(t))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer lock.release()
 	defer st.Close()
 	addTicks(t, st, 5, time.Now())
 	backup := filepath.Join(t.TempDir(), "copy.db")

@@ -19,6 +19,8 @@ import (
 
 	"github.com/airi-go/airi/adapters/console"
 	"github.com/airi-go/airi/planner"
+	"github.com/airi-go/airi/prompts"
+	"github.com/airi-go/airi/runtime"
 	"github.com/airi-go/airi/scheduler"
 	"github.com/airi-go/airi/scheduler/attention"
 	"github.com/airi-go/airi/state"
@@ -147,7 +149,7 @@ type recording struct {
 	t       testing.TB
 	ctx     context.Context
 	clock   *recClock
-	rt      *bot
+	rt      *runtime.Bot
 	store   *sqlite.Store
 	cfg     config
 	channel state.Channel
@@ -208,16 +210,16 @@ func (sc sessionScript) record(t testing.TB, dbPath string) *recording {
 		t.Fatal(err)
 	}
 	r.store = store
-	p, err := loadPersona(cfg, log)
+	p, err := prompts.Load(cfg.PromptsDir, log)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var ad sender = &idAdapter{name: sc.channel.Platform, next: sc.firstID + 400, fail: sc.sendErrors}
+	var ad runtime.Sender = &idAdapter{name: sc.channel.Platform, next: sc.firstID + 400, fail: sc.sendErrors}
 	if sc.channel.Platform == console.Name {
-		ad = console.New(console.Config{ChannelID: sc.channel.ID, BotName: p.botName, Now: clock.Now}, strings.NewReader(""), &bytes.Buffer{}, log)
+		ad = console.New(console.Config{ChannelID: sc.channel.ID, BotName: runtime.BotName(cfg.BotName, p), Now: clock.Now}, strings.NewReader(""), &bytes.Buffer{}, log)
 	}
-	rt, err := openRuntime(cfg, log, runtimeOptions{
-		Model: r.model, Store: store, Persona: p, Router: newRouter(adapter{sender: ad}), Now: clock.Now,
+	rt, err := runtime.New(cfg.runtime(), runtime.Deps{Logger: log,
+		Model: r.model, Store: store, Prompts: p, Adapters: []runtime.Adapter{{Sender: ad}}, Now: clock.Now,
 		// The continue delay, on the recorder's clock.
 		OnTick: func(state.Tick) { clock.add(time.Second) },
 	})
@@ -232,7 +234,7 @@ func (sc sessionScript) record(t testing.TB, dbPath string) *recording {
 	return r
 }
 
-func (r *recording) close() { r.rt.close() }
+func (r *recording) close() { _ = r.rt.Close(context.Background()) }
 
 // deliver hands a message to the runtime as its adapter would.
 func (r *recording) deliver(l scriptLine) {
@@ -247,7 +249,7 @@ func (r *recording) deliver(l scriptLine) {
 		ReplyTo: l.replyTo, Mentioned: l.mention, Time: now,
 	}
 	ch := r.channel
-	if err := r.rt.inbox(ch.Platform).Deliver(r.ctx, ch, msg); err != nil {
+	if err := r.rt.Inbox(ch.Platform).Deliver(r.ctx, ch, msg); err != nil {
 		r.t.Fatal(err)
 	}
 }
@@ -263,7 +265,7 @@ func (r *recording) say(lines ...scriptLine) {
 // wake runs one wake after the debounce, as the loop would.
 func (r *recording) wake(trigger scheduler.Trigger) {
 	r.clock.add(r.cfg.Debounce)
-	r.rt.sched.Wake(r.ctx, r.channel.ID, trigger)
+	r.rt.Scheduler().Wake(r.ctx, r.channel.ID, trigger)
 }
 
 // export writes the recorded sessions as airi ticks export does.
@@ -394,7 +396,7 @@ func sessionScripts() []sessionScript {
 				r.wake("message")
 				// This sleep runs out with nothing new.
 				r.clock.add(2 * time.Minute)
-				r.rt.sched.Wake(r.ctx, r.channel.ID, "sleep")
+				r.rt.Scheduler().Wake(r.ctx, r.channel.ID, "sleep")
 			},
 		},
 		{
@@ -440,7 +442,7 @@ func sessionScripts() []sessionScript {
 				r.wake("message")
 				// The failed call leaves the message unread; the loop retries.
 				r.clock.add(5 * time.Second)
-				r.rt.sched.Wake(r.ctx, r.channel.ID, "retry")
+				r.rt.Scheduler().Wake(r.ctx, r.channel.ID, "retry")
 			},
 		},
 		{

@@ -14,10 +14,8 @@ import (
 	"golang.org/x/term"
 
 	"github.com/airi-go/airi/internal/tokens"
-	"github.com/airi-go/airi/scheduler"
+	"github.com/airi-go/airi/runtime"
 	"github.com/airi-go/airi/scheduler/replay"
-	"github.com/airi-go/airi/state"
-	"github.com/airi-go/airi/state/sqlite"
 )
 
 // progressMin is the number of files from which replay shows a progress bar.
@@ -72,7 +70,7 @@ func (a *app) cmdReplay(ctx context.Context, args []string) int {
 		bar = progressbar.NewOptions(len(files), progressbar.OptionSetWriter(a.stderr),
 			progressbar.OptionSetDescription("replaying"), progressbar.OptionShowCount(), progressbar.OptionClearOnFinish())
 	}
-	opener := replayOpener(cfg, runtimeLogger(cfg, log))
+	opener := runtime.ReplayOpener(cfg.runtime(), runtimeLogger(cfg, log))
 	var counter replay.TokenCounter
 	if *cost {
 		counter = tokens.New()
@@ -283,66 +281,4 @@ func runtimeLogger(cfg config, log *zap.Logger) *zap.Logger {
 		return log
 	}
 	return zap.NewNop()
-}
-
-// replayOpener opens, for each session, the real runtime on a fresh SQLite
-// store in a temporary directory, with the replay's model, clock and adapter.
-func replayOpener(cfg config, log *zap.Logger) replay.Opener {
-	return func(ctx context.Context, w replay.Wiring) (replay.Runtime, error) {
-		rt, dir, err := openScratchRuntime(ctx, sessionConfig(cfg, w.Header), log, "airi-replay-*", runtimeOptions{
-			Model: w.Model, Router: newRouter(adapter{sender: w.Sender}), Now: w.Now, OnTick: w.OnTick,
-		})
-		if err != nil {
-			return nil, err
-		}
-		return &replayRuntime{rt: rt, dir: dir}, nil
-	}
-}
-
-// openScratchRuntime opens the real runtime on a fresh SQLite store in a
-// temporary directory (for replay and eval), with the persona cfg names;
-// the caller removes the directory after closing the runtime.
-func openScratchRuntime(ctx context.Context, cfg config, log *zap.Logger, pattern string, opt runtimeOptions) (*bot, string, error) {
-	dir, err := os.MkdirTemp("", pattern)
-	if err != nil {
-		return nil, "", fmt.Errorf("make temporary store: %w", err)
-	}
-	store, err := sqlite.Open(ctx, filepath.Join(dir, "airi.db"), log)
-	if err != nil {
-		_ = os.RemoveAll(dir)
-		return nil, "", err
-	}
-	opt.Store = store
-	opt.Persona, err = loadPersona(cfg, log)
-	if err != nil {
-		_ = store.Close()
-		_ = os.RemoveAll(dir)
-		return nil, "", err
-	}
-	rt, err := openRuntime(cfg, log, opt)
-	if err != nil {
-		// The runtime closed the store.
-		_ = os.RemoveAll(dir)
-		return nil, "", err
-	}
-	return rt, dir, nil
-}
-
-// replayRuntime is the wired runtime seen by the replay engine.
-type replayRuntime struct {
-	rt  *bot
-	dir string
-}
-
-func (r *replayRuntime) Deliver(ctx context.Context, ch state.Channel, msg state.Message) error {
-	return r.rt.sched.Deliver(ctx, ch, msg)
-}
-
-func (r *replayRuntime) Wake(ctx context.Context, channelID string, trigger scheduler.Trigger) scheduler.WakeReport {
-	return r.rt.sched.Wake(ctx, channelID, trigger)
-}
-
-func (r *replayRuntime) Close() error {
-	r.rt.close()
-	return os.RemoveAll(r.dir)
 }

@@ -8,6 +8,8 @@ import (
 	"runtime/debug"
 
 	"go.uber.org/zap"
+
+	"github.com/airi-go/airi/admin"
 )
 
 func (a *app) cmdRun(ctx context.Context, args []string) int {
@@ -55,7 +57,7 @@ func (a *app) cmdRun(ctx context.Context, args []string) int {
 	// bot never needs again: give its pages back to the system now rather
 	// than when the scavenger gets to them.
 	debug.FreeOSMemory()
-	log.Info("airi is running", zap.String("admin", srv.adminAddr()), zap.Int("adapters", len(srv.adapters)), zap.String("bot", srv.rt.botName))
+	log.Info("airi is running", zap.String("admin", srv.adminAddr()), zap.Int("adapters", srv.adapters), zap.String("bot", srv.bot.Name()))
 	err = srv.Wait()
 	if ctx.Err() != nil {
 		log.Info("shutting down")
@@ -86,3 +88,7 @@ func checkRunConfig(cfg config, log *zap.Logger) error {
 	}
 	return errors.Join(problems...)
 }
+
+// checkAdminAddr refuses an admin server reachable beyond loopback
+// without a token.
+func checkAdminAddr(addr, token string) error { return admin.CheckAddr(addr, token) }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/airi-go/airi/adapters/telegram/telegramtest"
+	"github.com/airi-go/airi/admin"
 	"github.com/airi-go/airi/planner/openai/openaitest"
 )
 
@@ -59,7 +60,7 @@ func readyz(addr string) (int, string) {
 		return 0, err.Error()
 	}
 	defer resp.Body.Close()
-	var body readiness
+	var body admin.Readiness
 	_ = json.NewDecoder(resp.Body).Decode(&body)
 	return resp.StatusCode, body.Status
 }

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/airi-go/airi/adapters/telegram/telegramtest"
+	"github.com/airi-go/airi/bench"
 	"github.com/airi-go/airi/internal/rusage"
 	"github.com/airi-go/airi/planner/openai/openaitest"
 )
@@ -152,7 +153,7 @@ func TestRunTelegramBurst(t *testing.T) {
 		t.Errorf("%d messages sent for %d chats", len(sent), n)
 	}
 	t.Logf("burst of %d chats: last reply %.2fs after the first message; reply latency p50 %.2fs, p99 %.2fs; all stored (confirmed) after %.2fs",
-		n, last.Sub(first).Seconds(), percentile(lat, 0.50)/1000, percentile(lat, 0.99)/1000, intake.Sub(first).Seconds())
+		n, last.Sub(first).Seconds(), bench.Percentile(lat, 0.50)/1000, bench.Percentile(lat, 0.99)/1000, intake.Sub(first).Seconds())
 	t.Logf("bot: idle RSS %.1f MB (%.1f MB anonymous, %.1f MB mapped from files), peak RSS %.1f MB, CPU %.2fs in the burst; test process (both fakes) CPU %.2fs",
 		idle, idleAnon, idleFile, peak, cpu1-cpu0, self1-self0)
 	t.Logf("calls: %d to the model over %d new connections; %d getUpdates, %d sendMessage, %d sendChatAction over %d new connections",
@@ -192,7 +193,7 @@ func settle(t *testing.T, p *botProcess, d time.Duration) {
 // procField reads a figure of /proc/<pid>/status (VmRSS, VmHWM) in MB.
 func procField(t *testing.T, pid int, field string) float64 {
 	t.Helper()
-	mb := procStatusMB(strconv.Itoa(pid), field)
+	mb := bench.ProcStatusMB(strconv.Itoa(pid), field)
 	if mb <= 0 {
 		t.Fatalf("no %s in /proc/%d/status", field, pid)
 	}

@@ -16,6 +16,8 @@ import (
 	"github.com/airi-go/airi/adapters/telegram"
 	"github.com/airi-go/airi/adapters/telegram/telegramtest"
 	"github.com/airi-go/airi/planner"
+	"github.com/airi-go/airi/prompts"
+	"github.com/airi-go/airi/runtime"
 	"github.com/airi-go/airi/state"
 )
 
@@ -53,7 +55,7 @@ func sendJSON(channel, content string) string {
 // telegramBot is the runtime wired to the Telegram adapter against the
 // fake Bot API, with one supergroup where Ann has just written.
 type telegramBot struct {
-	rt    *bot
+	rt    *runtime.Bot
 	tg    *telegramtest.Server
 	model *answeringModel
 	chat  string
@@ -75,7 +77,7 @@ func newTelegramBot(t *testing.T, env map[string]string, answers ...string) *tel
 	}
 	cfg.DBPath = t.TempDir() + "/airi.db"
 	model := &answeringModel{answers: answers}
-	store, lock, err := openStore(ctx, cfg, log, true)
+	store, err := openStore(ctx, cfg, log, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,15 +85,15 @@ func newTelegramBot(t *testing.T, env map[string]string, answers ...string) *tel
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := loadPersona(cfg, log)
+	p, err := prompts.Load(cfg.PromptsDir, log)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rt, err := openRuntime(cfg, log, runtimeOptions{Model: model, Store: store, Lock: lock, Persona: p, Router: newRouter(adapter{sender: a})})
+	rt, err := runtime.New(cfg.runtime(), runtime.Deps{Logger: log, Model: model, Store: store, Prompts: p, Adapters: []runtime.Adapter{{Sender: a}}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(rt.close)
+	t.Cleanup(func() { _ = rt.Close(context.Background()) })
 
 	group := telegramtest.Chat{ID: -1001234567890, Type: telegramtest.Supergroup, Title: "Harbour"}
 	ann := telegramtest.User{ID: 501, FirstName: "Ann"}
@@ -100,7 +102,7 @@ func newTelegramBot(t *testing.T, env map[string]string, answers ...string) *tel
 	ch := state.Channel{ID: b.chat, Platform: telegram.Name, Title: group.Title, Group: true}
 	msg := state.Message{ChannelID: b.chat, PlatformID: strconv.Itoa(in.MessageID), SenderID: "501", SenderName: "Ann",
 		Content: "tell me everything", Time: time.Now().UTC()}
-	if err := rt.inbox(telegram.Name).Deliver(ctx, ch, msg); err != nil {
+	if err := rt.Inbox(telegram.Name).Deliver(ctx, ch, msg); err != nil {
 		t.Fatal(err)
 	}
 	return b
@@ -109,13 +111,13 @@ func newTelegramBot(t *testing.T, env map[string]string, answers ...string) *tel
 // wake runs one wake of the group, as the loop would after the debounce.
 func (b *telegramBot) wake(t *testing.T) {
 	t.Helper()
-	b.rt.sched.Wake(t.Context(), b.chat, "message")
+	b.rt.Scheduler().Wake(t.Context(), b.chat, "message")
 }
 
 // ownHistory returns the bot's messages stored in the group's history.
 func (b *telegramBot) ownHistory(t *testing.T) []state.Message {
 	t.Helper()
-	hist, _, err := b.rt.store.History(t.Context(), b.chat, 0)
+	hist, _, err := b.rt.Store().History(t.Context(), b.chat, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -185,7 +187,7 @@ func TestTelegramSendOverOnePartIsDeliveredAndRecorded(t *testing.T) {
 		t.Fatalf("history holds %d own messages, want the one sent", len(own))
 	}
 	// The send ended the wake: its result is what the model reads next.
-	ticks, err := b.rt.store.Ticks(t.Context(), state.TickFilter{ChannelID: b.chat})
+	ticks, err := b.rt.Store().Ticks(t.Context(), state.TickFilter{ChannelID: b.chat})
 	if err != nil || len(ticks) != 1 {
 		t.Fatalf("%d ticks recorded, want 1 (%v)", len(ticks), err)
 	}
@@ -236,7 +238,7 @@ func TestAllowlistHidesExcludedChannelsFromTheModel(t *testing.T) {
 	hidden := state.Channel{ID: "-100777", Platform: telegram.Name, Title: "Back Room", Group: true}
 	for i := range 3 {
 		msg := state.Message{ChannelID: hidden.ID, PlatformID: strconv.Itoa(i + 1), SenderName: "Eve", Content: "secret", Time: time.Now().UTC()}
-		if err := b.rt.inbox(telegram.Name).Deliver(t.Context(), hidden, msg); err != nil {
+		if err := b.rt.Inbox(telegram.Name).Deliver(t.Context(), hidden, msg); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -8,38 +8,25 @@ import (
 	"time"
 
 	"go.uber.org/zap"
-	"golang.org/x/sync/errgroup"
 
+	"github.com/airi-go/airi/actions"
 	"github.com/airi-go/airi/adapters"
+	"github.com/airi-go/airi/adapters/console"
 	"github.com/airi-go/airi/adapters/satori"
 	"github.com/airi-go/airi/adapters/telegram"
+	"github.com/airi-go/airi/admin"
 	"github.com/airi-go/airi/planner"
+	"github.com/airi-go/airi/runtime"
 	"github.com/airi-go/airi/state"
-	"github.com/airi-go/airi/state/postgres"
 )
 
-// server is the bot of `airi run`. openServer wires it in order, each part
-// complete before the next is given it: the store, the metrics, the
-// adapters, the router, the runtime, the admin server. Start runs it;
-// Close stops it.
+// server is the bot of `airi run` with its admin server and, when Telegram
+// takes a webhook, the webhook's server; both run as goroutines of the bot.
 type server struct {
-	cfg      config
-	log      *zap.Logger
-	rt       *bot
-	metrics  *metrics
-	adapters []adapter
-	// replica is this process's share of the bot on PostgreSQL; nil on SQLite.
-	replica *postgres.Replica
-	admin   *adminServer
-	ln      net.Listener
-	// hook takes Telegram's webhook requests; nil when Telegram polls.
-	hook *webhookServer
-
-	// cancel ends the context of everything Start started; group owns the
-	// goroutines: the admin server, the webhook server, the prompt watcher,
-	// the retention sweep and the adapters.
-	cancel context.CancelFunc
-	group  *errgroup.Group
+	bot      *runtime.Bot
+	ln       net.Listener
+	hook     *webhookServer
+	adapters int
 }
 
 // codedError is an error that says which exit code it calls for.
@@ -60,72 +47,78 @@ func exitCode(err error) int {
 	return openFailureCode(err)
 }
 
-// openServer wires the bot of `airi run`. What it opened is closed again
-// when a later step fails.
+// openServer wires the bot of `airi run` in order, each part complete
+// before the next is given it: the store, the metrics, the adapters, the
+// bot, the admin server. What it opened is closed again when a later step
+// fails.
 func openServer(ctx context.Context, cfg config, log *zap.Logger, model planner.Model, migrate bool) (_ *server, err error) {
-	s := &server{log: log}
-	store, lock, err := openStore(ctx, cfg, log, migrate)
+	store, err := openStore(ctx, cfg, log, migrate)
 	if err != nil {
 		return nil, err
 	}
-	handedOver := false // to the runtime, which closes the store from then on
-	defer func() {
-		if err != nil && !handedOver {
-			_ = store.Close()
-			lock.release()
-		}
-	}()
-	s.replica, err = newReplica(cfg, store, log)
+	metrics := admin.NewMetrics(unreadTotal(store))
+	ads, err := buildAdapters(cfg, store, log)
 	if err != nil {
+		_ = store.Close()
 		return nil, &codedError{exitUsage, err}
 	}
-	s.metrics = newMetrics(unreadTotal(store))
-	s.adapters, err = buildAdapters(cfg, store, log)
-	if err != nil {
-		return nil, &codedError{exitUsage, err}
-	}
-	p, err := loadPersona(cfg, log)
-	if err != nil {
-		return nil, err
-	}
-	handedOver = true
-	s.rt, err = openRuntime(cfg, log, runtimeOptions{
-		Model: model, Store: store, Lock: lock, Persona: p, Router: newRouter(s.adapters...),
-		Leases: leases(s.replica), ServedOnly: true, OnTick: s.metrics.observe,
-		OnWake: func(_, reason string) { s.metrics.wakes.WithLabelValues(reason).Inc() },
-		OnSkip: func(_, reason string) { s.metrics.skipped.WithLabelValues(reason).Inc() },
+	rc := cfg.runtime()
+	rc.ServedOnly, rc.Replica = true, true
+	bot, err := runtime.New(rc, runtime.Deps{
+		Model: model, Store: store, Adapters: ads, Logger: log, OnTick: metrics.Observe,
+		OnWake: func(_, reason string) { metrics.Wake(reason) },
+		OnSkip: func(_, reason string) { metrics.Skip(reason) },
 	})
 	if err != nil {
+		// The bot closed the store.
+		var cerr *runtime.ConfigError
+		if errors.As(err, &cerr) {
+			return nil, &codedError{exitUsage, err}
+		}
 		return nil, err
 	}
-	// The budgets are the runtime's; nothing reads the metrics before Start.
-	s.rt.registerBudget(s.metrics, time.Now)
+	s := &server{bot: bot, adapters: len(ads)}
+	defer func() {
+		if err != nil {
+			_ = s.Close(context.WithoutCancel(ctx))
+		}
+	}()
+	// The budgets are the bot's; nothing reads the metrics before Start.
+	if t := bot.Budget(); t != nil {
+		metrics.RegisterBudget(t, channelIDs(store), time.Now)
+	}
 	s.ln, err = net.Listen("tcp", cfg.AdminAddr)
 	if err != nil {
-		s.rt.close()
 		return nil, &codedError{exitFailure, fmt.Errorf("admin server on %s: %w", cfg.AdminAddr, err)}
 	}
 	if cfg.TelegramWebhookURL != "" {
 		s.hook, err = listenWebhook(cfg, log)
 		if err != nil {
-			_ = s.ln.Close()
-			s.rt.close()
 			return nil, &codedError{exitFailure, err}
 		}
+		for _, a := range ads {
+			if tg, ok := a.Sender.(*telegram.Adapter); ok {
+				bot.Go(func(ctx context.Context) error { return s.hook.serve(ctx, tg.Webhook(bot.Inbox(a.Name()))) })
+			}
+		}
 	}
-	s.admin = &adminServer{token: cfg.AdminToken, store: store, metrics: s.metrics, log: log.Named("admin"), checks: s.checks,
-		badges: channelBadges(cfg.Attention, s.rt.budget, time.Now)}
-	s.cfg = cfg
+	srv := admin.New(admin.Options{Token: cfg.AdminToken, Store: store, Metrics: metrics, Logger: log.Named("admin"),
+		Checks: func(ctx context.Context) []admin.Check {
+			var out []admin.Check
+			for _, c := range bot.Checks(ctx) {
+				out = append(out, admin.Check(c))
+			}
+			return out
+		},
+		Badges: admin.ChannelBadges(cfg.Attention, bot.Budget(), time.Now)})
+	bot.Go(func(ctx context.Context) error { return srv.Serve(ctx, s.ln) })
 	return s, nil
 }
 
-// registerBudget adds the budgets' use to the metrics, when a budget is set.
-func (rt *bot) registerBudget(m *metrics, now func() time.Time) {
-	if rt.budget == nil {
-		return
-	}
-	m.reg.MustRegister(newBudgetCollector(rt.budget, func() []string {
-		chans, err := rt.store.Channels(context.Background())
+// channelIDs lists the ids of the store's channels, for the budget metrics.
+func channelIDs(store state.Store) func() []string {
+	return func() []string {
+		chans, err := store.Channels(context.Background())
 		if err != nil {
 			return nil
 		}
@@ -134,19 +127,19 @@ func (rt *bot) registerBudget(m *metrics, now func() time.Time) {
 			ids[i] = c.ID
 		}
 		return ids
-	}, now))
+	}
 }
 
 // buildAdapters makes every adapter whose variables are set.
-func buildAdapters(cfg config, cursors adapters.Cursors, log *zap.Logger) ([]adapter, error) {
-	var out []adapter
+func buildAdapters(cfg config, cursors adapters.Cursors, log *zap.Logger) ([]runtime.Adapter, error) {
+	var out []runtime.Adapter
 	if cfg.TelegramToken != "" {
 		tg, err := telegram.New(telegram.Config{Token: cfg.TelegramToken, APIBaseURL: cfg.TelegramAPIBaseURL,
 			WebhookURL: cfg.TelegramWebhookURL, WebhookSecret: cfg.TelegramWebhookSecret}, cursors, log)
 		if err != nil {
 			return nil, fmt.Errorf("telegram adapter: %w", err)
 		}
-		out = append(out, adapter{sender: tg, run: tg.Run, ready: tg.Ready(), everyReplica: cfg.TelegramWebhookURL != ""})
+		out = append(out, runtime.Adapter{Sender: tg, Run: tg.Run, Ready: tg.Ready(), EveryReplica: cfg.TelegramWebhookURL != ""})
 	}
 	if cfg.SatoriWSURL != "" {
 		// With another adapter beside it, Satori ids carry their login's
@@ -156,7 +149,7 @@ func buildAdapters(cfg config, cursors adapters.Cursors, log *zap.Logger) ([]ada
 		if err != nil {
 			return nil, fmt.Errorf("satori adapter: %w", err)
 		}
-		out = append(out, adapter{sender: sa, run: sa.Run, ready: sa.Ready(), selfQualified: qualify})
+		out = append(out, runtime.Adapter{Sender: sa, Run: sa.Run, Ready: sa.Ready(), SelfQualified: qualify})
 	}
 	return out, nil
 }
@@ -176,123 +169,34 @@ func unreadTotal(store state.Store) func() float64 {
 	}
 }
 
-// checks are the readiness checks of /readyz: the store, each adapter
-// whose intake this process runs, the model.
-func (s *server) checks(ctx context.Context) []readyCheck {
-	checks := []readyCheck{storeCheck(ctx, s.rt.store)}
-	for _, a := range s.adapters {
-		if s.replica != nil && !a.everyReplica && !s.replica.HoldsRole(roleName(a.Name())) {
-			continue // another replica runs this adapter's intake
-		}
-		checks = append(checks, adapterCheck(a))
-	}
-	return append(checks, checkErr("model", s.rt.sched.ModelErr(), "not refusing calls"))
-}
-
 // adminAddr is the address the admin server listens on.
 func (s *server) adminAddr() string { return s.ln.Addr().String() }
 
-// Start starts the replica (on PostgreSQL), the scheduler, and the
-// goroutines of the admin and webhook servers, the prompt watcher, the
-// retention sweep and each adapter's intake; they run until ctx ends, one of them fails, or Close.
-func (s *server) Start(ctx context.Context) error {
-	runCtx, cancel := context.WithCancel(ctx)
-	s.cancel = cancel
-	if s.replica != nil {
-		if err := s.replica.Start(runCtx, s.rt.sched); err != nil {
-			return err
-		}
-	}
-	if err := s.rt.sched.Start(runCtx); err != nil {
-		return err
-	}
-	g, gctx := errgroup.WithContext(runCtx)
-	s.group = g
-	// An error once the context ended is the goroutine stopping, not a failure.
-	spawn := func(f func(ctx context.Context) error) {
-		g.Go(func() error {
-			if err := f(gctx); err != nil && gctx.Err() == nil {
-				return err
-			}
-			return nil
-		})
-	}
-	spawn(func(ctx context.Context) error { return s.admin.serve(ctx, s.ln) })
-	if s.hook != nil {
-		for _, a := range s.adapters {
-			if tg, ok := a.sender.(*telegram.Adapter); ok {
-				spawn(func(ctx context.Context) error { return s.hook.serve(ctx, tg.Webhook(s.rt.inbox(a.Name()))) })
-			}
-		}
-	}
-	spawn(s.rt.prompts.Watch)
-	spawn(func(ctx context.Context) error { return retain(ctx, s.rt.store, s.cfg, s.log.Named("retention")) })
-	for _, a := range s.adapters {
-		spawn(func(ctx context.Context) error {
-			if err := s.intake(ctx, a); err != nil {
-				return fmt.Errorf("%s adapter: %w", a.Name(), err)
-			}
-			return nil
-		})
-	}
-	return nil
-}
+// Start starts the bot and with it the admin and webhook servers.
+func (s *server) Start(ctx context.Context) error { return s.bot.Start(ctx) }
 
-// intake runs an adapter's intake; on PostgreSQL one replica at a time
-// takes the platform's updates, unless every replica takes them (a webhook).
-func (s *server) intake(ctx context.Context, a adapter) error {
-	run := func(ctx context.Context) error { return a.run(ctx, s.rt.inbox(a.Name())) }
-	if s.replica == nil || a.everyReplica {
-		return run(ctx)
-	}
-	return s.replica.RunRole(ctx, roleName(a.Name()), run)
-}
+// Wait blocks until the bot stops; see runtime.Bot.Wait.
+func (s *server) Wait() error { return s.bot.Wait() }
 
-// Wait blocks until the context given to Start ends or one of the
-// server's goroutines fails, and returns that failure (nil when the
-// context ended). The other goroutines have stopped when it returns.
-func (s *server) Wait() error {
-	if s.group == nil {
-		return nil
-	}
-	return s.group.Wait()
-}
-
-// Close stops the server within ctx's deadline: it cancels what Start
-// started, stops the scheduler (in-flight ticks end), waits for the
-// goroutines, gives up the replica's leases and roles, then closes the
-// store and releases its lock. It reports what did not stop in time.
+// Close stops the bot within ctx's deadline (see runtime.Bot.Close), then
+// closes the listeners a server that never started still holds.
 func (s *server) Close(ctx context.Context) error {
-	if s.cancel != nil {
-		s.cancel()
-	}
-	var errs []error
-	if err := s.rt.sched.Close(ctx); err != nil {
-		errs = append(errs, err)
-	}
-	if s.group != nil {
-		stopped := make(chan struct{})
-		go func() {
-			_ = s.group.Wait()
-			close(stopped)
-		}()
-		select {
-		case <-stopped:
-		case <-ctx.Done():
-			errs = append(errs, fmt.Errorf("stop the adapters and the admin server: %w", ctx.Err()))
-		}
-	} else {
-		// Start did not get as far as serving: the listeners are still ours.
+	err := s.bot.Close(ctx)
+	if s.ln != nil {
 		_ = s.ln.Close()
-		if s.hook != nil {
-			_ = s.hook.ln.Close()
-		}
 	}
-	if s.replica != nil {
-		if err := s.replica.Close(ctx); err != nil {
-			errs = append(errs, err)
-		}
+	if s.hook != nil {
+		_ = s.hook.ln.Close()
 	}
-	s.rt.close()
-	return errors.Join(errs...)
+	return err
 }
+
+// The adapters depend on the domain only; the wiring checks here that each
+// one is what the bot needs of it.
+var (
+	_ runtime.Sender      = (*console.Adapter)(nil)
+	_ runtime.Sender      = (*satori.Adapter)(nil)
+	_ runtime.Sender      = (*telegram.Adapter)(nil)
+	_ actions.PartCounter = (*telegram.Adapter)(nil)
+	_ adapters.Cursors    = state.Store(nil)
+)

@@ -11,6 +11,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/airi-go/airi/runtime"
 	"github.com/airi-go/airi/state"
 	"github.com/airi-go/airi/state/postgres"
 	"github.com/airi-go/airi/state/sqlite"
@@ -93,7 +94,7 @@ func openOps(ctx context.Context, cfg config, log *zap.Logger, write bool) (stat
 		err error
 	)
 	if write {
-		s, err = sqlite.Open(ctx, cfg.DBPath, log)
+		s, err = sqlite.OpenShared(ctx, cfg.DBPath, log)
 	} else {
 		s, err = sqlite.OpenReadOnly(ctx, cfg.DBPath, log)
 	}
@@ -117,7 +118,7 @@ func statuses(ctx context.Context, st state.Store, now time.Time) ([]channelStat
 	if err != nil {
 		return nil, err
 	}
-	act, err := st.Activity(ctx, startOfDay(now))
+	act, err := st.Activity(ctx, runtime.StartOfDay(now))
 	if err != nil {
 		return nil, err
 	}
@@ -224,7 +225,7 @@ func (a *app) cmdChannels(ctx context.Context, args []string) int {
 }
 
 // channelCommand runs a command on one existing channel.
-func (a *app) channelCommand(ctx context.Context, name string, args []string, extra func(fs *flag.FlagSet), run func(ctx context.Context, c *controller, id string) (string, error)) int {
+func (a *app) channelCommand(ctx context.Context, name string, args []string, extra func(fs *flag.FlagSet), run func(ctx context.Context, c *runtime.Controller, id string) (string, error)) int {
 	_, cfg, log, rest, code, ok := a.opsSetup(name, args, false, extra)
 	if !ok {
 		return code
@@ -249,7 +250,7 @@ func (a *app) channelCommand(ctx context.Context, name string, args []string, ex
 		fmt.Fprintf(a.stderr, "airi %s: %v\n", name, err)
 		return exitFailure
 	}
-	out, err := run(ctx, &controller{store: st, now: time.Now}, id)
+	out, err := run(ctx, &runtime.Controller{Store: st, Now: time.Now}, id)
 	if err != nil {
 		fmt.Fprintf(a.stderr, "airi %s: %v\n", name, err)
 		return exitFailure
@@ -262,18 +263,18 @@ func (a *app) cmdChannelPause(ctx context.Context, args []string) int {
 	var d time.Duration
 	return a.channelCommand(ctx, "channel pause", args, func(fs *flag.FlagSet) {
 		fs.DurationVar(&d, "for", 0, "pause for this long, e.g. 30m or 2h (default: until resumed)")
-	}, func(ctx context.Context, c *controller, id string) (string, error) {
-		ctl, err := c.pause(ctx, id, d)
+	}, func(ctx context.Context, c *runtime.Controller, id string) (string, error) {
+		ctl, err := c.Pause(ctx, id, d)
 		if err != nil {
 			return "", err
 		}
-		return fmt.Sprintf("%s: %s", id, pauseText(ctl, c.now())), nil
+		return fmt.Sprintf("%s: %s", id, runtime.PauseText(ctl, c.Now())), nil
 	})
 }
 
 func (a *app) cmdChannelResume(ctx context.Context, args []string) int {
-	return a.channelCommand(ctx, "channel resume", args, nil, func(ctx context.Context, c *controller, id string) (string, error) {
-		if err := c.resume(ctx, id); err != nil {
+	return a.channelCommand(ctx, "channel resume", args, nil, func(ctx context.Context, c *runtime.Controller, id string) (string, error) {
+		if err := c.Resume(ctx, id); err != nil {
 			return "", err
 		}
 		return id + ": resumed (a running bot answers its unread messages at its next periodic tick)", nil
@@ -281,8 +282,8 @@ func (a *app) cmdChannelResume(ctx context.Context, args []string) int {
 }
 
 func (a *app) cmdChannelReset(ctx context.Context, args []string) int {
-	return a.channelCommand(ctx, "channel reset", args, nil, func(ctx context.Context, c *controller, id string) (string, error) {
-		n, err := c.store.ResetChannel(ctx, id)
+	return a.channelCommand(ctx, "channel reset", args, nil, func(ctx context.Context, c *runtime.Controller, id string) (string, error) {
+		n, err := c.Store.ResetChannel(ctx, id)
 		if err != nil {
 			return "", err
 		}

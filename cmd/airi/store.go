@@ -23,24 +23,24 @@ var (
 
 // openStore opens the configured store for writing: PostgreSQL when
 // DATABASE_URL is set, otherwise the SQLite file at DB_PATH (which always
-// migrates) under the exclusive lock beside it, returned for the caller to
-// release after closing the store. On PostgreSQL migrate applies pending
+// migrates), whose store holds the exclusive lock beside it until it is
+// closed. On PostgreSQL migrate applies pending
 // migrations; without it a schema that is behind is an error asking for
 // `airi migrate`. Several replicas share PostgreSQL through leases, so
 // there is no lock.
-func openStore(ctx context.Context, cfg config, log *zap.Logger, migrate bool) (state.Store, *dbLock, error) {
+func openStore(ctx context.Context, cfg config, log *zap.Logger, migrate bool) (state.Store, error) {
 	if cfg.DatabaseURL != "" {
 		s, err := postgres.Open(ctx, cfg.DatabaseURL, log, postgres.Options{Migrate: migrate})
 		if err != nil {
-			return nil, nil, fmt.Errorf("open database at DATABASE_URL: %w", err)
+			return nil, fmt.Errorf("open database at DATABASE_URL: %w", err)
 		}
-		return s, nil, nil
+		return s, nil
 	}
-	s, lock, err := openDatabase(ctx, cfg.DBPath, log)
+	s, err := openDatabase(ctx, cfg.DBPath, log)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	return s, lock, nil
+	return s, nil
 }
 
 // openStoreReadOnly opens the configured store for commands that only
@@ -93,8 +93,9 @@ func (a *app) cmdMigrate(ctx context.Context, args []string) int {
 	}
 	defer func() { _ = log.Sync() }()
 	if cfg.DatabaseURL == "" {
-		// SQLite migrates whenever the file is opened.
-		s, err := sqlite.Open(ctx, cfg.DBPath, log)
+		// SQLite migrates whenever the file is opened, also beside a
+		// running bot.
+		s, err := sqlite.OpenShared(ctx, cfg.DBPath, log)
 		if err != nil {
 			fmt.Fprintln(a.stderr, "airi migrate:", err)
 			return exitFailure

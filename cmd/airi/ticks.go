@@ -1,7 +1,6 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -10,7 +9,6 @@ import (
 	"time"
 
 	"github.com/airi-go/airi/prompts"
-	"github.com/airi-go/airi/scheduler/attention"
 	"github.com/airi-go/airi/scheduler/replay"
 	"github.com/airi-go/airi/state"
 )
@@ -108,48 +106,4 @@ func sessionSettings(cfg config) replay.Settings {
 		Interrupt: cfg.Interrupt == "cancel", SleepMaxMS: cfg.SleepMax.Milliseconds(), SendUser: cfg.SendUser,
 		AllowChannels: cfg.AllowChannels,
 	}
-}
-
-// sessionConfig is cfg set up to run a recorded session as it ran: what
-// the session's header names replaces what is configured, and the loop's
-// delays are off (replay drives the wakes itself, eval lets the delays
-// pass on its own clock). Replay and eval both use it.
-//
-// The header is the record of the settings the session ran under, so it
-// wins over the configuration wherever it speaks, also when it says
-// "unset": an empty bot name is the persona's name, no language is the
-// users' language, no allowed channels is all of them. A zero that the
-// format omits means the runtime's default, as the format documents, not
-// the operator's setting; interrupt, always written, is taken as written. A session that names no group mode predates
-// them and woke on every message (all); one that names no turn semantics
-// ran under the earlier ones. Budgets are not replayed: they would only
-// cut a run short.
-func sessionConfig(cfg config, h *replay.Header) config {
-	st, def := h.Settings, defaultConfig()
-	cfg.BotName = st.BotName
-	cfg.Language = st.Language
-	cfg.History = cmp.Or(st.History, def.History)
-	cfg.MaxIterations = cmp.Or(st.MaxIterations, def.MaxIterations)
-	cfg.Interrupt = "finish"
-	if st.Interrupt {
-		cfg.Interrupt = "cancel"
-	}
-	cfg.SleepMax = def.SleepMax
-	if st.SleepMaxMS > 0 {
-		cfg.SleepMax = time.Duration(st.SleepMaxMS) * time.Millisecond
-	}
-	// The format omits sendUser when false, so its absence cannot tell
-	// "off" from "not recorded": it means the default, like every zero.
-	// It only decides the request's user field, which replay does not
-	// compare.
-	cfg.SendUser = st.SendUser || def.SendUser
-	cfg.AllowChannels = st.AllowChannels
-	cfg.Turn = h.TurnSemantics()
-	cfg.ContinueDelay = 0
-	// The header names the group mode alone; the rest of the policy is
-	// the defaults it ran with, the same for every channel.
-	cfg.Attention = attention.Policy{Default: attention.Defaults()}
-	cfg.Attention.Default.Mode = attention.Mode(h.AttentionMode())
-	cfg.BudgetDay, cfg.ChannelBudgetDay, cfg.ChannelBudgets = 0, 0, nil
-	return cfg
 }

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"go.uber.org/zap"
+
+	"github.com/airi-go/airi/admin"
 )
 
 // webhookServer takes Telegram's webhook requests on AIRI_WEBHOOK_ADDR,
@@ -45,7 +47,7 @@ func (s *webhookServer) serve(ctx context.Context, h http.Handler) error {
 	mux.Handle(s.path, h)
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	s.log.Info("taking Telegram webhook requests", zap.String("addr", s.ln.Addr().String()), zap.String("path", s.path))
-	if err := serveUntil(ctx, srv, s.ln, 5*time.Second); err != nil {
+	if err := admin.ServeUntil(ctx, srv, s.ln, 5*time.Second); err != nil {
 		return fmt.Errorf("webhook server: %w", err)
 	}
 	return nil

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"go.uber.org/zap/zaptest"
+
 	"github.com/airi-go/airi/state"
 )
 
@@ -79,7 +81,11 @@ func TestMemoSeesOtherWriters(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "airi.db")
 	bot := openAt(t, path)
-	op := openAt(t, path)
+	op, err := OpenShared(ctx, path, zaptest.NewLogger(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = op.Close() })
 	ch := state.Channel{ID: "c", Platform: "telegram", NativeID: "c"}
 	msg := func(id string) state.Message {
 		return state.Message{ChannelID: "c", PlatformID: id, SenderName: "U", Content: "m" + id, Time: time.Unix(1, 0)}

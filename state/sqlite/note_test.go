@@ -17,7 +17,7 @@ func TestHasNotesSeesOtherWriters(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "airi.db")
 	runtime := open(t, path)
 	defer runtime.Close()
-	other := open(t, path)
+	other := openShared(t, path)
 	defer other.Close()
 
 	storetest.RunHasNotes(t, runtime, other, func() { sqlite.Unchecked(runtime) })

@@ -61,6 +61,10 @@ type Store struct {
 	// application to it: a batch of writes, or an operation's transaction.
 	wmu sync.Mutex
 
+	// lock is the database's process lock, held from Open to Close; nil
+	// for a store opened read-only or with OpenShared.
+	lock *fileLock
+
 	closeOnce sync.Once
 	closeErr  error
 }
@@ -90,7 +94,23 @@ type stmtKey struct {
 // file at path and applies any pending migrations, each in its own
 // transaction. A new file is made readable by its owner only. A database
 // that cannot be written gives an error wrapping ErrNotWritable.
-func Open(ctx context.Context, path string, logger *zap.Logger) (_ *Store, err error) {
+//
+// The store holds the exclusive lock of the file beside the database
+// (LockPath) until Close: one process writes a database, so that no
+// message is answered twice. When another process holds it, the error is
+// an *InUseError, which wraps ErrInUse.
+func Open(ctx context.Context, path string, logger *zap.Logger) (*Store, error) {
+	return open(ctx, path, logger, true)
+}
+
+// OpenShared opens the database at path for writing like Open, without
+// its lock: for the short transactions of an operator's command beside
+// the process that holds it (WAL mode lets them in).
+func OpenShared(ctx context.Context, path string, logger *zap.Logger) (*Store, error) {
+	return open(ctx, path, logger, false)
+}
+
+func open(ctx context.Context, path string, logger *zap.Logger, exclusive bool) (_ *Store, err error) {
 	if logger == nil {
 		logger = zap.NewNop()
 	}
@@ -108,15 +128,28 @@ func Open(ctx context.Context, path string, logger *zap.Logger) (_ *Store, err e
 		}
 	}
 
+	var lock *fileLock
+	if exclusive {
+		lock, err = lockDatabase(path)
+		switch {
+		case errors.Is(err, ErrInUse):
+			return nil, err
+		case err != nil && deniedWrite(err):
+			return nil, fmt.Errorf("open sqlite store %q: %w: %w", path, ErrNotWritable, err)
+		case err != nil:
+			return nil, err
+		}
+	}
 	created, err := createFile(path)
 	if err != nil {
+		lock.release()
 		if errors.Is(err, os.ErrPermission) {
 			return nil, fmt.Errorf("open sqlite store %q: %w: %w", path, ErrNotWritable, err)
 		}
 		return nil, fmt.Errorf("open sqlite store %q: %w", path, err)
 	}
 
-	s := &Store{Now: time.Now, path: path, logger: logger.Named("sqlite"), stmts: map[stmtKey]*sql.Stmt{}}
+	s := &Store{Now: time.Now, path: path, logger: logger.Named("sqlite"), stmts: map[stmtKey]*sql.Stmt{}, lock: lock}
 	s.health = &writeHealth{log: s.logger, now: time.Now}
 	defer func() {
 		if err != nil {
@@ -236,6 +269,8 @@ func (s *Store) Close() error {
 		if err := errors.Join(errs...); err != nil {
 			s.closeErr = fmt.Errorf("close sqlite store %q: %w", s.path, err)
 		}
+		// Given up last: the next process may write once the file is closed.
+		s.lock.release()
 	})
 	return s.closeErr
 }

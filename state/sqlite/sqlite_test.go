@@ -28,6 +28,17 @@ func open(t testing.TB, path string) *sqlite.Store {
 	return s
 }
 
+// openShared opens a second store on a file another store holds the lock
+// of, as an operator's command beside the bot does.
+func openShared(t testing.TB, path string) *sqlite.Store {
+	t.Helper()
+	s, err := sqlite.OpenShared(context.Background(), path, zaptest.NewLogger(t))
+	if err != nil {
+		t.Fatalf("open %s beside its holder: %v", path, err)
+	}
+	return s
+}
+
 func TestStore(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) state.Store {
 		return open(t, filepath.Join(t.TempDir(), "airi.db"))
@@ -139,7 +150,7 @@ func TestOpenRejects(t *testing.T) {
 // transactions make them wait for each other instead of failing.
 func TestTwoHandles(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "airi.db")
-	a, b := open(t, path), open(t, path)
+	a, b := open(t, path), openShared(t, path)
 	defer a.Close()
 	defer b.Close()
 	ctx := context.Background()

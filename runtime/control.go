@@ -1,8 +1,9 @@
-package main
+package runtime
 
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -14,58 +15,58 @@ import (
 // unpauser wakes a channel whose pause ended (the running scheduler).
 type unpauser interface{ Unpause(channelID string) }
 
-// controller pauses, resumes and resets channels, for the command line,
+// Controller pauses, resumes and resets channels, for the command line,
 // the admin API and the chat commands alike.
-type controller struct {
-	store state.Store
-	// sched is the running scheduler, nil from the command line: a bot
-	// running beside it reads the pause at its next wake and finds
+type Controller struct {
+	Store state.Store
+	// Scheduler is the running scheduler, nil from the command line: a
+	// bot running beside it reads the pause at its next wake and finds
 	// resumed channels at its periodic tick.
-	sched unpauser
-	now   func() time.Time
+	Scheduler unpauser
+	Now       func() time.Time
 }
 
-// pause stops model calls for a channel, for d (0: until resumed).
-func (c *controller) pause(ctx context.Context, id string, d time.Duration) (state.ChannelControl, error) {
-	ctl, err := c.store.ChannelControl(ctx, id)
+// Pause stops model calls for a channel, for d (0: until resumed).
+func (c *Controller) Pause(ctx context.Context, id string, d time.Duration) (state.ChannelControl, error) {
+	ctl, err := c.Store.ChannelControl(ctx, id)
 	if err != nil {
 		return ctl, err
 	}
 	ctl.Paused, ctl.PausedUntil = true, time.Time{}
 	if d > 0 {
-		ctl.PausedUntil = c.now().Add(d).UTC()
+		ctl.PausedUntil = c.Now().Add(d).UTC()
 	}
-	return ctl, c.store.SetChannelControl(ctx, ctl)
+	return ctl, c.Store.SetChannelControl(ctx, ctl)
 }
 
-// resume ends a channel's pause and wakes it when the bot runs here.
-func (c *controller) resume(ctx context.Context, id string) error {
-	ctl, err := c.store.ChannelControl(ctx, id)
+// Resume ends a channel's pause and wakes it when the bot runs here.
+func (c *Controller) Resume(ctx context.Context, id string) error {
+	ctl, err := c.Store.ChannelControl(ctx, id)
 	if err != nil {
 		return err
 	}
 	ctl.Paused, ctl.PausedUntil = false, time.Time{}
-	if err := c.store.SetChannelControl(ctx, ctl); err != nil {
+	if err := c.Store.SetChannelControl(ctx, ctl); err != nil {
 		return err
 	}
-	if c.sched != nil {
-		c.sched.Unpause(id)
+	if c.Scheduler != nil {
+		c.Scheduler.Unpause(id)
 	}
 	return nil
 }
 
-// setMode stores a channel's attention mode override ("" clears it).
-func (c *controller) setMode(ctx context.Context, id, mode string) error {
-	ctl, err := c.store.ChannelControl(ctx, id)
+// SetMode stores a channel's attention mode override ("" clears it).
+func (c *Controller) SetMode(ctx context.Context, id, mode string) error {
+	ctl, err := c.Store.ChannelControl(ctx, id)
 	if err != nil {
 		return err
 	}
 	ctl.Mode = mode
-	return c.store.SetChannelControl(ctx, ctl)
+	return c.Store.SetChannelControl(ctx, ctl)
 }
 
-// pauseText describes a control's pause for people.
-func pauseText(ctl state.ChannelControl, now time.Time) string {
+// PauseText describes a control's pause for people.
+func PauseText(ctl state.ChannelControl, now time.Time) string {
 	switch {
 	case !ctl.PausedAt(now):
 		return "not paused"
@@ -80,7 +81,7 @@ func pauseText(ctl state.ChannelControl, now time.Time) string {
 // else they are ordinary messages.
 type chatCommands struct {
 	admins map[string]bool // "platform:userid"
-	ctl    *controller
+	ctl    *Controller
 	send   func(ctx context.Context, out state.Outgoing) (string, error)
 	log    *zap.Logger
 }
@@ -123,22 +124,22 @@ func (c *chatCommands) run(ctx context.Context, id string, args []string) string
 	if len(args) == 0 {
 		return "usage: " + chatCommandUsage
 	}
-	now := c.ctl.now()
+	now := c.ctl.Now()
 	switch args[0] {
 	case "status":
-		ctl, err := c.ctl.store.ChannelControl(ctx, id)
+		ctl, err := c.ctl.Store.ChannelControl(ctx, id)
 		if err != nil {
 			return "status failed: " + err.Error()
 		}
-		counts, err := c.ctl.store.UnreadCounts(ctx)
+		counts, err := c.ctl.Store.UnreadCounts(ctx)
 		if err != nil {
 			return "status failed: " + err.Error()
 		}
-		text := fmt.Sprintf("channel %s: %s, %d unread", id, pauseText(ctl, now), counts[id])
+		text := fmt.Sprintf("channel %s: %s, %d unread", id, PauseText(ctl, now), counts[id])
 		if ctl.Mode != "" {
 			text += ", mode " + ctl.Mode
 		}
-		act, err := c.ctl.store.Activity(ctx, startOfDay(now))
+		act, err := c.ctl.Store.Activity(ctx, StartOfDay(now))
 		if err == nil {
 			if a, ok := act[id]; ok && a.LastTick != nil {
 				text += fmt.Sprintf(", last tick %s ago (%s), %d tokens today", now.Sub(a.LastTick.Now).Round(time.Second), a.LastTick.Outcome, a.Tokens)
@@ -149,22 +150,22 @@ func (c *chatCommands) run(ctx context.Context, id string, args []string) string
 		var d time.Duration
 		if len(args) > 1 {
 			var err error
-			if d, err = parseRetention(args[1]); err != nil || d <= 0 {
+			if d, err = parseDays(args[1]); err != nil || d <= 0 {
 				return fmt.Sprintf("pause: %q is not a duration; use e.g. /airi pause 30m, /airi pause 2h or /airi pause 1d", args[1])
 			}
 		}
-		ctl, err := c.ctl.pause(ctx, id, d)
+		ctl, err := c.ctl.Pause(ctx, id, d)
 		if err != nil {
 			return "pause failed: " + err.Error()
 		}
-		return "ok, " + pauseText(ctl, now) + "; messages are still kept"
+		return "ok, " + PauseText(ctl, now) + "; messages are still kept"
 	case "resume":
-		if err := c.ctl.resume(ctx, id); err != nil {
+		if err := c.ctl.Resume(ctx, id); err != nil {
 			return "resume failed: " + err.Error()
 		}
 		return "ok, resumed"
 	case "reset":
-		n, err := c.ctl.store.ResetChannel(ctx, id)
+		n, err := c.ctl.Store.ResetChannel(ctx, id)
 		if err != nil {
 			return "reset failed: " + err.Error()
 		}
@@ -179,7 +180,7 @@ func (c *chatCommands) run(ctx context.Context, id string, args []string) string
 		default:
 			return fmt.Sprintf("mode: %q is not one of addressed, ambient, all", args[1])
 		}
-		if err := c.ctl.setMode(ctx, id, mode); err != nil {
+		if err := c.ctl.SetMode(ctx, id, mode); err != nil {
 			return "mode failed: " + err.Error()
 		}
 		return "ok, attention mode " + mode + " for this chat (in place of the configured one)"
@@ -187,13 +188,27 @@ func (c *chatCommands) run(ctx context.Context, id string, args []string) string
 	return "unknown command; usage: " + chatCommandUsage
 }
 
-// startOfDay is midnight UTC of now's day.
-func startOfDay(now time.Time) time.Time {
+// StartOfDay is midnight UTC of now's day, from which "today" counts.
+func StartOfDay(now time.Time) time.Time {
 	y, m, d := now.UTC().Date()
 	return time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
 }
 
-// adminSet reads AIRI_ADMINS.
+// parseDays reads a pause's duration: a Go duration or a number of days
+// ("1d").
+func parseDays(s string) (time.Duration, error) {
+	s = strings.TrimSpace(strings.ToLower(s))
+	if days, ok := strings.CutSuffix(s, "d"); ok {
+		n, err := strconv.Atoi(days)
+		if err != nil || n <= 0 {
+			return 0, fmt.Errorf("%q: want a positive number of days", s)
+		}
+		return time.Duration(n) * 24 * time.Hour, nil
+	}
+	return time.ParseDuration(s)
+}
+
+// adminSet reads the admins' ids.
 func adminSet(ids []string) map[string]bool {
 	out := make(map[string]bool, len(ids))
 	for _, id := range ids {

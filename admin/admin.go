@@ -1,4 +1,9 @@
-package main
+// Package admin is the admin server of a running bot: the health and
+// readiness checks, the Prometheus metrics, Go's profiles and the
+// inspector's pages (package inspector), behind the admin token. It reads
+// what it shows through small interfaces and functions; it never changes
+// the bot.
+package admin
 
 import (
 	"context"
@@ -13,13 +18,13 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"go.uber.org/zap"
 
-	"github.com/airi-go/airi/cmd/airi/internal/inspector"
+	"github.com/airi-go/airi/admin/inspector"
 	"github.com/airi-go/airi/scheduler/budget"
 	"github.com/airi-go/airi/state"
 )
 
-// metrics are the runtime's Prometheus series, on a registry of their own.
-type metrics struct {
+// Metrics are the bot's Prometheus series, on a registry of their own.
+type Metrics struct {
 	reg          *prometheus.Registry
 	ticks        *prometheus.CounterVec
 	actions      *prometheus.CounterVec
@@ -31,8 +36,10 @@ type metrics struct {
 	skipped      *prometheus.CounterVec
 }
 
-func newMetrics(unread func() float64) *metrics {
-	m := &metrics{
+// NewMetrics makes the series; unread counts the unread messages of
+// every channel when they are scraped.
+func NewMetrics(unread func() float64) *Metrics {
+	m := &Metrics{
 		reg:         prometheus.NewRegistry(),
 		ticks:       prometheus.NewCounterVec(prometheus.CounterOpts{Name: "airi_ticks_total", Help: "Model calls, by trigger."}, []string{"trigger"}),
 		actions:     prometheus.NewCounterVec(prometheus.CounterOpts{Name: "airi_actions_total", Help: "Actions run, by name."}, []string{"action"}),
@@ -81,8 +88,20 @@ func (c *budgetCollector) Collect(ch chan<- prometheus.Metric) {
 	}
 }
 
-// observe counts one recorded tick.
-func (m *metrics) observe(t state.Tick) {
+// Wake counts a wake that ran, by its reason.
+func (m *Metrics) Wake(reason string) { m.wakes.WithLabelValues(reason).Inc() }
+
+// Skip counts a wake or call refused, by its reason.
+func (m *Metrics) Skip(reason string) { m.skipped.WithLabelValues(reason).Inc() }
+
+// RegisterBudget adds the budgets' use today and their limits, for the
+// channels that channels lists.
+func (m *Metrics) RegisterBudget(t *budget.Tracker, channels func() []string, now func() time.Time) {
+	m.reg.MustRegister(newBudgetCollector(t, channels, now))
+}
+
+// Observe counts one recorded tick.
+func (m *Metrics) Observe(t state.Tick) {
 	m.ticks.WithLabelValues(t.Trigger).Inc()
 	switch {
 	case t.ModelError != "":
@@ -105,21 +124,47 @@ func (m *metrics) observe(t state.Tick) {
 	m.tokens.WithLabelValues("cached").Add(float64(t.Usage.CachedTokens))
 }
 
-// adminServer serves health, metrics and the inspector.
-type adminServer struct {
+// Server is the admin server: health, metrics, profiles and the
+// inspector's pages, behind the admin token.
+type Server struct {
 	token string
-	store adminStore
+	store inspector.Store
 	// badges, when set, tells the channels page what else is known of a
 	// channel (its attention mode, its budget use).
 	badges  func(ctx context.Context, ch state.Channel) []inspector.Badge
-	metrics *metrics
+	metrics *Metrics
 	// checks are the readiness checks of /readyz.
-	checks func(ctx context.Context) []readyCheck
+	checks func(ctx context.Context) []Check
 	log    *zap.Logger
 }
 
-// checkAdminAddr refuses an admin server reachable beyond loopback without a token.
-func checkAdminAddr(addr, token string) error {
+// Options are what the admin server shows.
+type Options struct {
+	// Token guards everything but the health checks; empty is for a
+	// server on loopback only (see CheckAddr).
+	Token string
+	// Store is what the inspector's pages read.
+	Store   inspector.Store
+	Metrics *Metrics
+	// Checks are the readiness checks of /readyz; nil reports none.
+	Checks func(ctx context.Context) []Check
+	// Badges, when set, tells the channels page what else is known of a
+	// channel (its attention mode, its budget use).
+	Badges func(ctx context.Context, ch state.Channel) []inspector.Badge
+	Logger *zap.Logger
+}
+
+// New returns the admin server.
+func New(opt Options) *Server {
+	log := opt.Logger
+	if log == nil {
+		log = zap.NewNop()
+	}
+	return &Server{token: opt.Token, store: opt.Store, badges: opt.Badges, metrics: opt.Metrics, checks: opt.Checks, log: log}
+}
+
+// CheckAddr refuses an admin server reachable beyond loopback without a token.
+func CheckAddr(addr, token string) error {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
 		return fmt.Errorf("AIRI_ADMIN_ADDR=%q: want host:port: %w", addr, err)
@@ -136,7 +181,8 @@ func checkAdminAddr(addr, token string) error {
 	return fmt.Errorf("AIRI_ADMIN_ADDR=%q is reachable beyond this machine: set AIRI_ADMIN_TOKEN", addr)
 }
 
-func (s *adminServer) handler() http.Handler {
+// Handler serves the admin server's pages and endpoints.
+func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	// healthz says the process is alive; readyz whether it works.
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
@@ -150,18 +196,18 @@ func (s *adminServer) handler() http.Handler {
 	return mux
 }
 
-// serve runs the admin server until ctx ends.
-func (s *adminServer) serve(ctx context.Context, ln net.Listener) error {
-	srv := &http.Server{Handler: s.handler(), ReadHeaderTimeout: 5 * time.Second}
-	if err := serveUntil(ctx, srv, ln, 2*time.Second); err != nil {
+// Serve runs the admin server on ln until ctx ends.
+func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	srv := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 5 * time.Second}
+	if err := ServeUntil(ctx, srv, ln, 2*time.Second); err != nil {
 		return fmt.Errorf("admin server: %w", err)
 	}
 	return nil
 }
 
-// serveUntil runs srv on ln until ctx ends, then shuts it down, letting
+// ServeUntil runs srv on ln until ctx ends, then shuts it down, letting
 // requests in flight finish within grace.
-func serveUntil(ctx context.Context, srv *http.Server, ln net.Listener, grace time.Duration) error {
+func ServeUntil(ctx context.Context, srv *http.Server, ln net.Listener, grace time.Duration) error {
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {

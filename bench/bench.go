@@ -1,4 +1,9 @@
-package main
+// Package bench is the load harness of `airi bench`: scenarios of many
+// chats against the bot built with runtime.New on a fresh SQLite store, a
+// built-in model that answers at once or after a set latency, and what
+// they measure (reply and wake latency, model slot use, CPU, allocations
+// and store work per tick, peak memory).
+package bench
 
 import (
 	"context"
@@ -7,7 +12,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"runtime"
+	goruntime "runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -21,12 +26,13 @@ import (
 	"github.com/airi-go/airi/adapters/telegram"
 	"github.com/airi-go/airi/internal/rusage"
 	"github.com/airi-go/airi/planner"
+	"github.com/airi-go/airi/runtime"
 	"github.com/airi-go/airi/state"
 	"github.com/airi-go/airi/state/sqlite"
 )
 
-// benchSpec is one scenario of airi bench.
-type benchSpec struct {
+// Spec is one scenario.
+type Spec struct {
 	// Burst is the number of private chats that each send one message at
 	// once; zero selects the steady scenario.
 	Burst int
@@ -43,15 +49,16 @@ type benchSpec struct {
 	Seed uint64
 }
 
-func (s benchSpec) name() string {
+// Name describes the scenario.
+func (s Spec) Name() string {
 	if s.Burst > 0 {
 		return fmt.Sprintf("burst %d", s.Burst)
 	}
 	return fmt.Sprintf("steady %d channels, %g msg/s, %s", s.Steady, s.Rate, s.Duration)
 }
 
-// benchResult is what one run of a scenario measured.
-type benchResult struct {
+// Result is what one run of a scenario measured.
+type Result struct {
 	Scenario        string  `json:"scenario"`
 	Channels        int     `json:"channels"`
 	Messages        int     `json:"messages"`
@@ -90,21 +97,21 @@ type benchResult struct {
 	PeakGoroutines  int     `json:"peak_goroutines"`
 }
 
-// benchMsg is a message injected and not yet shown to the model.
-type benchMsg struct {
+// pending is a message injected and not yet shown to the model.
+type pending struct {
 	mark   string
 	stored time.Time
 }
 
-// benchRecorder follows every message from the moment it is stored to
+// recorder follows every message from the moment it is stored to
 // the model call that shows it, and every reply.
-type benchRecorder struct {
+type recorder struct {
 	debounce    time.Duration
 	concurrency int
 	ticks       atomic.Int64
 
 	mu        sync.Mutex
-	pending   map[string][]benchMsg
+	pending   map[string][]pending
 	inflight  map[string]int
 	nInflight int
 	calls     int
@@ -124,24 +131,24 @@ type benchRecorder struct {
 	wantReplies   int
 }
 
-func newBenchRecorder(debounce time.Duration, concurrency int) *benchRecorder {
-	return &benchRecorder{
+func newRecorder(debounce time.Duration, concurrency int) *recorder {
+	return &recorder{
 		debounce: debounce, concurrency: concurrency,
-		pending: map[string][]benchMsg{}, inflight: map[string]int{},
+		pending: map[string][]pending{}, inflight: map[string]int{},
 		lastMsg: map[string]time.Time{}, lastShown: map[string]time.Time{}, lastReply: map[string]time.Time{},
 		allDone: make(chan struct{}),
 	}
 }
 
-func (r *benchRecorder) stored(channel, mark string, at time.Time) {
+func (r *recorder) stored(channel, mark string, at time.Time) {
 	r.mu.Lock()
-	r.pending[channel] = append(r.pending[channel], benchMsg{mark: mark, stored: at})
+	r.pending[channel] = append(r.pending[channel], pending{mark: mark, stored: at})
 	r.lastMsg[channel] = at
 	r.mu.Unlock()
 }
 
 // callStarted marks the messages the request shows as picked up.
-func (r *benchRecorder) callStarted(req planner.Request) {
+func (r *recorder) callStarted(req planner.Request) {
 	now := time.Now()
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -175,7 +182,7 @@ func requestShows(req planner.Request, mark string) bool {
 	return false
 }
 
-func (r *benchRecorder) callEnded(channel string) {
+func (r *recorder) callEnded(channel string) {
 	r.mu.Lock()
 	r.nInflight--
 	if r.inflight[channel]--; r.inflight[channel] <= 0 {
@@ -184,7 +191,7 @@ func (r *benchRecorder) callEnded(channel string) {
 	r.mu.Unlock()
 }
 
-func (r *benchRecorder) replied(channel string) {
+func (r *recorder) replied(channel string) {
 	now := time.Now()
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -204,7 +211,7 @@ func (r *benchRecorder) replied(channel string) {
 // Only as many ready channels as there are free slots count, so the scan
 // stops there: past a burst's debounce a sample costs about the model
 // slots, not the channels waiting (its CPU counts as the runtime's).
-func (r *benchRecorder) sample(now time.Time) {
+func (r *recorder) sample(now time.Time) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	free := r.concurrency - r.nInflight
@@ -222,21 +229,21 @@ func (r *benchRecorder) sample(now time.Time) {
 }
 
 // settled reports that every message was shown and no call is running.
-func (r *benchRecorder) settled() bool {
+func (r *recorder) settled() bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return len(r.pending) == 0 && r.nInflight == 0
 }
 
-// benchModel answers every request at once or after its latency with a
+// model answers every request at once or after its latency with a
 // send to the request's channel.
-type benchModel struct {
+type model struct {
 	latency time.Duration
-	rec     *benchRecorder
+	rec     *recorder
 	n       atomic.Int64
 }
 
-func (m *benchModel) Complete(ctx context.Context, req planner.Request) (planner.Response, error) {
+func (m *model) Complete(ctx context.Context, req planner.Request) (planner.Response, error) {
 	m.rec.callStarted(req)
 	defer m.rec.callEnded(req.ChannelID)
 	start := time.Now()
@@ -259,64 +266,61 @@ func (m *benchModel) Complete(ctx context.Context, req planner.Request) (planner
 	}, nil
 }
 
-// benchSender is the adapter replies go to.
-type benchSender struct {
-	rec *benchRecorder
+// sender is the adapter replies go to.
+type sender struct {
+	rec *recorder
 	n   atomic.Int64
 }
 
-func (s *benchSender) Name() string { return "telegram" }
+func (s *sender) Name() string { return "telegram" }
 
-func (s *benchSender) Send(_ context.Context, out state.Outgoing) (string, error) {
+func (s *sender) Send(_ context.Context, out state.Outgoing) (string, error) {
 	s.rec.replied(out.ChannelID)
 	return "bench-" + strconv.FormatInt(s.n.Add(1), 10), nil
 }
+
+// shutdownGrace bounds how long the bot's in-flight ticks may take to stop.
+const shutdownGrace = 10 * time.Second
 
 // burstPoll is how many messages of a burst one poll of the platform
 // brings (Telegram's getUpdates limit); the chats of one poll are
 // delivered at once as the Telegram adapter delivers them.
 const burstPoll = 100
 
-// runBench runs one scenario on a fresh SQLite database in dir; peaks
-// follows the runtime's memory while it runs.
-func runBench(ctx context.Context, cfg config, spec benchSpec, dir string, peaks *memPeaks, log *zap.Logger) (benchResult, error) {
-	cfg.DatabaseURL = ""
-	cfg.DBPath = filepath.Join(dir, "airi.db")
-	res := benchResult{Scenario: spec.name(), Concurrency: cfg.Concurrency,
+// Run runs one scenario of the bot configured by cfg on a fresh SQLite
+// database in dir; peaks follows the process's memory while it runs.
+func Run(ctx context.Context, cfg runtime.Config, spec Spec, dir string, peaks *MemPeaks, log *zap.Logger) (Result, error) {
+	res := Result{Scenario: spec.Name(), Concurrency: cfg.Concurrency,
 		ModelLatencyMS: ms(spec.Latency), DebounceMS: ms(cfg.Debounce)}
-	rec := newBenchRecorder(cfg.Debounce, cfg.Concurrency)
-	snd := &benchSender{rec: rec}
-	store, lock, err := openStore(ctx, cfg, log, true)
+	// The scenario's database starts empty and lives for minutes: no
+	// retention sweep competes with the scenario.
+	cfg.TickRetention, cfg.MessageRetention = 0, 0
+	rec := newRecorder(cfg.Debounce, cfg.Concurrency)
+	snd := &sender{rec: rec}
+	store, err := sqlite.Open(ctx, filepath.Join(dir, "airi.db"), log)
 	if err != nil {
-		return res, err
+		return res, fmt.Errorf("open database: %w", err)
 	}
-	p, err := loadPersona(cfg, log)
-	if err != nil {
-		_ = store.Close()
-		lock.release()
-		return res, err
-	}
-	rt, err := openRuntime(cfg, log, runtimeOptions{
-		Model: &benchModel{latency: spec.Latency, rec: rec}, Store: store, Lock: lock, Persona: p,
-		Router: newRouter(adapter{sender: snd}),
-		OnTick: func(state.Tick) { rec.ticks.Add(1) },
+	rt, err := runtime.New(cfg, runtime.Deps{
+		Model: &model{latency: spec.Latency, rec: rec}, Store: store, Logger: log,
+		Adapters: []runtime.Adapter{{Sender: snd}},
+		OnTick:   func(state.Tick) { rec.ticks.Add(1) },
 	})
 	if err != nil {
 		return res, err
 	}
-	defer rt.close()
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	if err := rt.sched.Start(runCtx); err != nil {
-		return res, fmt.Errorf("start scheduler: %w", err)
-	}
 	defer func() {
 		closeCtx, done := context.WithTimeout(context.WithoutCancel(ctx), shutdownGrace)
 		defer done()
 		cancel()
-		_ = rt.sched.Close(closeCtx)
+		_ = rt.Close(closeCtx)
 	}()
-	in := rt.inbox("telegram")
+	if err := rt.Start(runCtx); err != nil {
+		return res, fmt.Errorf("start scheduler: %w", err)
+	}
+	in := rt.Inbox("telegram")
 
 	channels := spec.Burst
 	if channels == 0 {
@@ -324,24 +328,20 @@ func runBench(ctx context.Context, cfg config, spec benchSpec, dir string, peaks
 		// Every channel is known to the store before the first message,
 		// as in a bot that has been in them for a while.
 		for i := range channels {
-			ch := benchChannel(i)
-			if err := rt.store.UpsertChannel(ctx, ch); err != nil {
+			ch := channel(i)
+			if err := rt.Store().UpsertChannel(ctx, ch); err != nil {
 				return res, fmt.Errorf("register channel %s: %w", ch.ID, err)
 			}
 		}
 	}
 	res.Channels = channels
 
-	counted, _ := store.(interface{ Work() sqlite.Work })
-	var work0 sqlite.Work
-	if counted != nil {
-		work0 = counted.Work()
-	}
-	runtime.GC()
-	res.StartRSSMB = rssMB("VmRSS")
+	work0 := store.Work()
+	goruntime.GC()
+	res.StartRSSMB = RSSMB("VmRSS")
 	resetPeakRSS()
-	var ms0 runtime.MemStats
-	runtime.ReadMemStats(&ms0)
+	var ms0 goruntime.MemStats
+	goruntime.ReadMemStats(&ms0)
 	cpu0 := rusage.CPU()
 	start := time.Now()
 
@@ -372,7 +372,7 @@ func runBench(ctx context.Context, cfg config, spec benchSpec, dir string, peaks
 
 	seq := 0
 	deliverAs := func(i, seq int) error {
-		ch := benchChannel(i)
+		ch := channel(i)
 		mark := fmt.Sprintf("message %d of", seq)
 		msg := state.Message{PlatformID: strconv.Itoa(seq), SenderID: "u" + strconv.Itoa(i), SenderName: "User " + strconv.Itoa(i),
 			Content: "hello, this is " + mark + " the bench", Time: time.Now()}
@@ -453,15 +453,15 @@ func runBench(ctx context.Context, cfg config, spec benchSpec, dir string, peaks
 	<-samplerDone
 	// The last replies' ticks are recorded once the scheduler is idle.
 	idleCtx, idleDone := context.WithTimeout(ctx, 10*time.Second)
-	err = rt.sched.WaitIdle(idleCtx)
+	err = rt.Scheduler().WaitIdle(idleCtx)
 	idleDone()
 	if err != nil && ctx.Err() != nil {
 		return res, ctx.Err()
 	}
 	wall := time.Since(start)
 	cpu := rusage.CPU() - cpu0
-	var ms1 runtime.MemStats
-	runtime.ReadMemStats(&ms1)
+	var ms1 goruntime.MemStats
+	goruntime.ReadMemStats(&ms1)
 	res.PeakRSSMB = peakRSSMB()
 	res.PeakHeapLiveMB, res.RSSAtHeapPeakMB = mb(peaks.heapLive), peaks.rssAtHeapPeakMB
 	res.PeakStacksMB, res.PeakGoroutines = mb(peaks.stacks), int(peaks.goroutines)
@@ -481,7 +481,7 @@ func runBench(ctx context.Context, cfg config, spec benchSpec, dir string, peaks
 	if !rec.latest.IsZero() {
 		res.LastReplyMS = ms(rec.latest.Sub(start))
 	}
-	res.WakeP50MS, res.WakeP99MS = percentile(rec.latencies, 0.50), percentile(rec.latencies, 0.99)
+	res.WakeP50MS, res.WakeP99MS = Percentile(rec.latencies, 0.50), Percentile(rec.latencies, 0.99)
 	res.ModelCalls = rec.calls
 	res.Ticks = int(rec.ticks.Load())
 	res.WallSeconds = wall.Seconds()
@@ -496,26 +496,24 @@ func runBench(ctx context.Context, cfg config, spec benchSpec, dir string, peaks
 		res.AllocsPerTick = float64(ms1.Mallocs-ms0.Mallocs) / n
 		res.BytesPerTick = float64(ms1.TotalAlloc-ms0.TotalAlloc) / n
 		res.CPUPerTickMS = ms(cpu) / n
-		if counted != nil {
-			w := counted.Work()
-			res.StatementsPerTick = float64(w.Statements-work0.Statements) / n
-			res.WritesPerTick = float64(w.Writes-work0.Writes) / n
-			res.ReadsPerTick = float64(w.Reads-work0.Reads) / n
-		}
+		w := store.Work()
+		res.StatementsPerTick = float64(w.Statements-work0.Statements) / n
+		res.WritesPerTick = float64(w.Writes-work0.Writes) / n
+		res.ReadsPerTick = float64(w.Reads-work0.Reads) / n
 	}
 	return res, nil
 }
 
-// benchChannel is the i-th private chat of a scenario.
-func benchChannel(i int) state.Channel {
+// channel is the i-th private chat of a scenario.
+func channel(i int) state.Channel {
 	id := strconv.Itoa(100000 + i)
 	return state.Channel{ID: id, Platform: "telegram", Title: "User " + strconv.Itoa(i)}
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
-// percentile returns the q-quantile of ds in milliseconds (0 for none).
-func percentile(ds []time.Duration, q float64) float64 {
+// Percentile returns the q-quantile of ds in milliseconds (0 for none).
+func Percentile(ds []time.Duration, q float64) float64 {
 	if len(ds) == 0 {
 		return 0
 	}
@@ -525,13 +523,13 @@ func percentile(ds []time.Duration, q float64) float64 {
 	return ms(s[i])
 }
 
-// rssMB reads a memory figure of this process from /proc (0 where there
+// RSSMB reads a memory figure of this process from /proc (0 where there
 // is none).
-func rssMB(field string) float64 { return procStatusMB("self", field) }
+func RSSMB(field string) float64 { return ProcStatusMB("self", field) }
 
-// procStatusMB reads a kB figure (VmRSS, VmHWM, RssAnon...) of process
+// ProcStatusMB reads a kB figure (VmRSS, VmHWM, RssAnon...) of process
 // pid ("self" for this one) from /proc, in MB; 0 where there is none.
-func procStatusMB(pid, field string) float64 {
+func ProcStatusMB(pid, field string) float64 {
 	b, err := os.ReadFile("/proc/" + pid + "/status")
 	if err != nil {
 		return 0
@@ -559,7 +557,7 @@ func resetPeakRSS() {
 // peakRSSMB is the peak resident size since resetPeakRSS, or of the whole
 // process where the kernel cannot reset it.
 func peakRSSMB() float64 {
-	if v := rssMB("VmHWM"); v > 0 {
+	if v := RSSMB("VmHWM"); v > 0 {
 		return v
 	}
 	return rusage.MaxRSSMB()

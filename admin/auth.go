@@ -1,4 +1,4 @@
-package main
+package admin
 
 import (
 	"context"
@@ -13,19 +13,16 @@ import (
 
 	"go.uber.org/zap"
 
-	"github.com/airi-go/airi/cmd/airi/internal/inspector"
+	"github.com/airi-go/airi/admin/inspector"
 	"github.com/airi-go/airi/scheduler/attention"
 	"github.com/airi-go/airi/scheduler/budget"
 	"github.com/airi-go/airi/state"
 )
 
-// adminStore is what the admin server's pages read.
-type adminStore = inspector.Store
-
 // mountInspector adds the inspector's pages and the sign-in form. The
 // pages are embedded in the binary, so they fail to load only in a broken
 // build; the health and metrics endpoints keep working then.
-func (s *adminServer) mountInspector(mux *http.ServeMux) {
+func (s *Server) mountInspector(mux *http.ServeMux) {
 	in, err := inspector.New(inspector.Options{Store: s.store, Logger: s.log.Named("inspector"), ChannelBadges: s.badges})
 	if err != nil {
 		s.log.Error("the inspector's pages do not load", zap.Error(err))
@@ -38,10 +35,10 @@ func (s *adminServer) mountInspector(mux *http.ServeMux) {
 	s.registerLogin(mux, in)
 }
 
-// channelBadges reports a group's attention mode and a channel's token
+// ChannelBadges reports a group's attention mode and a channel's token
 // budget use today (a warning from 80%, where groups fall back to
 // addressed). tracker is nil when no budget is set.
-func channelBadges(policy attention.Policy, tracker *budget.Tracker, now func() time.Time) func(context.Context, state.Channel) []inspector.Badge {
+func ChannelBadges(policy attention.Policy, tracker *budget.Tracker, now func() time.Time) func(context.Context, state.Channel) []inspector.Badge {
 	return func(ctx context.Context, ch state.Channel) []inspector.Badge {
 		var out []inspector.Badge
 		if ch.Group {
@@ -64,7 +61,7 @@ const adminCookie = "airi_admin"
 // adminCookieAge is how long a sign-in lasts, in seconds.
 const adminCookieAge = 7 * 24 * 3600
 
-func (s *adminServer) sessionValue() string {
+func (s *Server) sessionValue() string {
 	sum := sha256.Sum256([]byte("airi admin session\x00" + s.token))
 	return hex.EncodeToString(sum[:])
 }
@@ -74,7 +71,7 @@ func sameSecret(a, b string) bool { return subtle.ConstantTimeCompare([]byte(a),
 // authorized reports whether r carries the admin token, as a bearer token
 // or as the session cookie. Without a configured token (loopback only)
 // everyone is.
-func (s *adminServer) authorized(r *http.Request) bool {
+func (s *Server) authorized(r *http.Request) bool {
 	if s.token == "" {
 		return true
 	}
@@ -87,7 +84,7 @@ func (s *adminServer) authorized(r *http.Request) bool {
 	return false
 }
 
-func (s *adminServer) setSession(w http.ResponseWriter, r *http.Request) {
+func (s *Server) setSession(w http.ResponseWriter, r *http.Request) {
 	http.SetCookie(w, &http.Cookie{Name: adminCookie, Value: s.sessionValue(), Path: "/", MaxAge: adminCookieAge,
 		HttpOnly: true, Secure: r.TLS != nil, SameSite: http.SameSiteStrictMode})
 }
@@ -97,7 +94,7 @@ func (s *adminServer) setSession(w http.ResponseWriter, r *http.Request) {
 // turned into the session cookie and the browser is sent to the same
 // address without it, so it stays out of history and logs. A browser
 // without the token is sent to the sign-in form; anything else gets 401.
-func (s *adminServer) auth(next http.Handler) http.Handler {
+func (s *Server) auth(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if tok := r.URL.Query().Get("token"); tok != "" && s.token != "" && sameSecret(tok, s.token) {
 			s.setSession(w, r)
@@ -134,7 +131,7 @@ func localNext(next string) string {
 
 // registerLogin adds the sign-in form, which turns the token into the
 // session cookie.
-func (s *adminServer) registerLogin(mux *http.ServeMux, in *inspector.Inspector) {
+func (s *Server) registerLogin(mux *http.ServeMux, in *inspector.Inspector) {
 	mux.HandleFunc("GET /login", func(w http.ResponseWriter, r *http.Request) {
 		next := localNext(r.URL.Query().Get("next"))
 		if s.authorized(r) {

@@ -1,4 +1,4 @@
-package main
+package runtime
 
 import (
 	"context"
@@ -47,12 +47,12 @@ func TestRouterSend(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tg, sa := &fakeSender{name: "telegram"}, &fakeSender{name: "satori"}
-			var ads []adapter
+			var ads []Adapter
 			if tc.telegram {
-				ads = append(ads, adapter{sender: tg})
+				ads = append(ads, Adapter{Sender: tg})
 			}
 			if tc.satori {
-				ads = append(ads, adapter{sender: sa, selfQualified: tc.qualified})
+				ads = append(ads, Adapter{Sender: sa, SelfQualified: tc.qualified})
 			}
 			r := newRouter(ads...)
 			id, err := r.Send(context.Background(), state.Outgoing{ChannelID: tc.channel, Content: "hi"})
@@ -94,9 +94,9 @@ func TestRouterQualify(t *testing.T) {
 		id      string
 		want    string
 	}{
-		{"one adapter keeps the platform's id", newRouter(adapter{sender: tg}), "telegram", "-1001", "-1001"},
-		{"two adapters prefix the adapter's name", newRouter(adapter{sender: tg}, adapter{sender: sa, selfQualified: true}), "telegram", "-1001", "telegram:-1001"},
-		{"a self-qualifying adapter's id is kept", newRouter(adapter{sender: tg}, adapter{sender: sa, selfQualified: true}), "satori", "qq:42", "qq:42"},
+		{"one adapter keeps the platform's id", newRouter(Adapter{Sender: tg}), "telegram", "-1001", "-1001"},
+		{"two adapters prefix the adapter's name", newRouter(Adapter{Sender: tg}, Adapter{Sender: sa, SelfQualified: true}), "telegram", "-1001", "telegram:-1001"},
+		{"a self-qualifying adapter's id is kept", newRouter(Adapter{Sender: tg}, Adapter{Sender: sa, SelfQualified: true}), "satori", "qq:42", "qq:42"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := tc.router.qualify(tc.adapter, tc.id)
@@ -115,7 +115,7 @@ func TestRouterQualify(t *testing.T) {
 func TestRouterParts(t *testing.T) {
 	tg := &partsSender{fakeSender{name: "telegram"}}
 	sa := &fakeSender{name: "satori"}
-	r := newRouter(adapter{sender: tg}, adapter{sender: sa, selfQualified: true})
+	r := newRouter(Adapter{Sender: tg}, Adapter{Sender: sa, SelfQualified: true})
 	for _, tc := range []struct {
 		name    string
 		channel string
@@ -138,7 +138,7 @@ func TestRouterParts(t *testing.T) {
 }
 
 func TestRouterServes(t *testing.T) {
-	r := newRouter(adapter{sender: &fakeSender{name: "telegram"}})
+	r := newRouter(Adapter{Sender: &fakeSender{name: "telegram"}})
 	if !r.serves("telegram") || r.serves("satori") {
 		t.Errorf("serves: telegram %v, satori %v; want true, false", r.serves("telegram"), r.serves("satori"))
 	}

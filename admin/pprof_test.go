@@ -1,4 +1,4 @@
-package main
+package admin
 
 import (
 	"io"
@@ -13,8 +13,8 @@ import (
 // TestAdminProfilesNeedTheToken serves the profiles only to a request
 // with the admin token.
 func TestAdminProfilesNeedTheToken(t *testing.T) {
-	s := &adminServer{token: "tok", metrics: newMetrics(func() float64 { return 0 }), log: zaptest.NewLogger(t)}
-	srv := httptest.NewServer(s.handler())
+	s := &Server{token: "tok", metrics: NewMetrics(func() float64 { return 0 }), log: zaptest.NewLogger(t)}
+	srv := httptest.NewServer(s.Handler())
 	defer srv.Close()
 	tests := []struct {
 		name, path, token string

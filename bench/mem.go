@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"bytes"
@@ -8,13 +8,13 @@ import (
 	"runtime/pprof"
 )
 
-// memPeaks follows the Go runtime's memory during a scenario: the
+// MemPeaks follows the Go runtime's memory during a scenario: the
 // largest live heap (as of each garbage collection), the largest
 // goroutine stacks and goroutine count, and the resident size at the
 // sample where the live heap peaked. With a profile path it keeps the
 // heap profile taken when the live heap reached its peak, since the
 // profile at the end shows a runtime that has gone idle.
-type memPeaks struct {
+type MemPeaks struct {
 	samples []rtmetrics.Sample
 
 	heapLive, stacks, goroutines uint64
@@ -30,8 +30,10 @@ const (
 	metricGoroutines = "/sched/goroutines:goroutines"
 )
 
-func newMemPeaks(profilePath string) *memPeaks {
-	return &memPeaks{
+// NewMemPeaks follows the memory; with a profile path it keeps the heap
+// profile of the peak for WriteProfile.
+func NewMemPeaks(profilePath string) *MemPeaks {
+	return &MemPeaks{
 		samples: []rtmetrics.Sample{
 			{Name: metricHeapLive}, {Name: metricStacks}, {Name: metricGoroutines},
 		},
@@ -41,7 +43,7 @@ func newMemPeaks(profilePath string) *memPeaks {
 
 // sample reads the runtime's figures once; only the sampling goroutine
 // calls it.
-func (p *memPeaks) sample() {
+func (p *MemPeaks) sample() {
 	rtmetrics.Read(p.samples)
 	live, stacks, gs := p.value(0), p.value(1), p.value(2)
 	p.stacks = max(p.stacks, stacks)
@@ -50,7 +52,7 @@ func (p *memPeaks) sample() {
 		return
 	}
 	p.heapLive = live
-	p.rssAtHeapPeakMB = rssMB("VmRSS")
+	p.rssAtHeapPeakMB = RSSMB("VmRSS")
 	if p.profilePath != "" {
 		// The heap profile is as of the latest collection, the one that
 		// measured this live heap.
@@ -59,16 +61,16 @@ func (p *memPeaks) sample() {
 	}
 }
 
-func (p *memPeaks) value(i int) uint64 {
+func (p *MemPeaks) value(i int) uint64 {
 	if p.samples[i].Value.Kind() != rtmetrics.KindUint64 {
 		return 0
 	}
 	return p.samples[i].Value.Uint64()
 }
 
-// writeProfile writes the heap profile kept at the peak, if one was asked
+// WriteProfile writes the heap profile kept at the peak, if one was asked
 // for.
-func (p *memPeaks) writeProfile() error {
+func (p *MemPeaks) WriteProfile() error {
 	if p.profilePath == "" {
 		return nil
 	}

@@ -1,9 +1,8 @@
-package main
+package runtime
 
 import (
 	"go.uber.org/zap"
 
-	"github.com/airi-go/airi/scheduler"
 	"github.com/airi-go/airi/state"
 	"github.com/airi-go/airi/state/postgres"
 )
@@ -12,20 +11,12 @@ import (
 // store is PostgreSQL; on SQLite it returns nil (one process, every
 // channel its own). It does nothing until started with the scheduler it
 // tells of the channels it gains.
-func newReplica(cfg config, store state.Store, log *zap.Logger) (*postgres.Replica, error) {
+func newReplica(cfg Config, store state.Store, log *zap.Logger) (*postgres.Replica, error) {
 	pg, ok := store.(*postgres.Store)
 	if !ok {
 		return nil, nil
 	}
 	return pg.NewReplica(postgres.ReplicaOptions{TTL: cfg.LeaseTTL, Logger: log})
-}
-
-// leases is the replica as the scheduler sees it (nil on SQLite).
-func leases(r *postgres.Replica) scheduler.Leases {
-	if r == nil {
-		return nil
-	}
-	return r
 }
 
 // roleName is the intake role of an adapter: one replica at a time polls

@@ -1,4 +1,4 @@
-package main
+package runtime
 
 import (
 	"context"
@@ -14,8 +14,8 @@ import (
 	"github.com/airi-go/airi/state"
 )
 
-// sender is what the runtime needs of an adapter to send through it.
-type sender interface {
+// Sender is what the bot needs of an adapter to send through it.
+type Sender interface {
 	Name() string
 	Send(ctx context.Context, out state.Outgoing) (string, error)
 }
@@ -25,21 +25,21 @@ type typer interface {
 	Typing(ctx context.Context, channelID string) error
 }
 
-// adapter is one platform adapter as the wiring sees it.
-type adapter struct {
-	sender
-	// selfQualified adapters put the platform into their ids themselves
+// Adapter is one platform adapter as the bot sees it.
+type Adapter struct {
+	Sender
+	// SelfQualified adapters put the platform into their ids themselves
 	// (Satori beside another adapter, with the platform of each login).
-	selfQualified bool
-	// run receives into the inbox until ctx ends; nil for an adapter the
-	// command drives itself (the console of `airi chat`, a replay's sender).
-	run func(ctx context.Context, in adapters.Inbox) error
-	// ready is closed once the adapter is connected; nil when it has no
+	SelfQualified bool
+	// Run receives into the inbox until ctx ends; nil for an adapter the
+	// caller drives itself (the console of `airi chat`, a replay's sender).
+	Run func(ctx context.Context, in adapters.Inbox) error
+	// Ready is closed once the adapter is connected; nil when it has no
 	// connection to wait for.
-	ready <-chan struct{}
-	// everyReplica adapters take updates on every replica (a webhook)
+	Ready <-chan struct{}
+	// EveryReplica adapters take updates on every replica (a webhook)
 	// instead of on the one elected for the adapter's intake.
-	everyReplica bool
+	EveryReplica bool
 }
 
 // router sends each message through the adapter of its channel. With
@@ -47,11 +47,10 @@ type adapter struct {
 // adapter's name, or for an adapter that qualifies its own ids whatever it
 // reports. It is built once, with every adapter of the process.
 type router struct {
-	adapters []adapter
+	adapters []Adapter
 }
 
-// newRouter returns the router of the given adapters.
-func newRouter(adapters ...adapter) *router {
+func newRouter(adapters ...Adapter) *router {
 	return &router{adapters: adapters}
 }
 
@@ -73,7 +72,7 @@ func (r *router) qualify(name, id string) string {
 		return id
 	}
 	for _, a := range r.adapters {
-		if a.Name() == name && a.selfQualified {
+		if a.Name() == name && a.SelfQualified {
 			return id
 		}
 	}
@@ -83,23 +82,23 @@ func (r *router) qualify(name, id string) string {
 // resolve finds the adapter of a channel and its id there; the sender
 // returned is the adapter itself, so its optional abilities (part
 // counting, typing) are found by type assertion.
-func (r *router) resolve(id string) (sender, string, error) {
+func (r *router) resolve(id string) (Sender, string, error) {
 	if len(r.adapters) == 0 {
 		return nil, "", errors.New("no adapter is running")
 	}
 	if !r.multi() {
-		return r.adapters[0].sender, id, nil
+		return r.adapters[0].Sender, id, nil
 	}
 	name, rest, ok := strings.Cut(id, ":")
 	if ok {
 		for _, a := range r.adapters {
-			if a.Name() == name && !a.selfQualified {
-				return a.sender, rest, nil
+			if a.Name() == name && !a.SelfQualified {
+				return a.Sender, rest, nil
 			}
 		}
 		for _, a := range r.adapters {
-			if a.selfQualified {
-				return a.sender, id, nil
+			if a.SelfQualified {
+				return a.Sender, id, nil
 			}
 		}
 	}
@@ -171,3 +170,9 @@ func (i *inbox) Deliver(ctx context.Context, ch state.Channel, msg state.Message
 	}
 	return i.sched.Deliver(ctx, ch, msg)
 }
+
+var (
+	_ actions.Sender      = (*router)(nil)
+	_ actions.PartCounter = (*router)(nil)
+	_ adapters.Inbox      = (*inbox)(nil)
+)

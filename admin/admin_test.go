@@ -1,4 +1,4 @@
-package main
+package admin
 
 import (
 	"context"
@@ -16,7 +16,7 @@ import (
 
 	"go.uber.org/zap/zaptest"
 
-	"github.com/airi-go/airi/cmd/airi/internal/inspector"
+	"github.com/airi-go/airi/admin/inspector"
 	"github.com/airi-go/airi/scheduler/attention"
 	"github.com/airi-go/airi/scheduler/budget"
 	"github.com/airi-go/airi/state"
@@ -37,9 +37,9 @@ func TestCheckAdminAddr(t *testing.T) {
 		{"nonsense", "", false},
 	}
 	for _, tt := range tests {
-		err := checkAdminAddr(tt.addr, tt.token)
+		err := CheckAddr(tt.addr, tt.token)
 		if (err == nil) != tt.ok {
-			t.Errorf("checkAdminAddr(%q, %q) = %v", tt.addr, tt.token, err)
+			t.Errorf("CheckAddr(%q, %q) = %v", tt.addr, tt.token, err)
 		}
 	}
 }
@@ -70,7 +70,7 @@ func seedAdminStore(t *testing.T) (*sqlite.Store, state.Tick) {
 }
 
 // startAdmin serves s on a loopback port until the test ends.
-func startAdmin(t *testing.T, s *adminServer) string {
+func startAdmin(t *testing.T, s *Server) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -78,7 +78,7 @@ func startAdmin(t *testing.T, s *adminServer) string {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- s.serve(ctx, ln) }()
+	go func() { done <- s.Serve(ctx, ln) }()
 	t.Cleanup(func() {
 		cancel()
 		if err := <-done; err != nil {
@@ -123,16 +123,16 @@ func (r adminReq) do(t *testing.T, base string) (*http.Response, string) {
 }
 
 func TestAdminServer(t *testing.T) {
-	m := newMetrics(func() float64 { return 3 })
+	m := NewMetrics(func() float64 { return 3 })
 	st, tick := seedAdminStore(t)
-	m.observe(tick)
-	s := &adminServer{token: "tok", store: st, metrics: m, log: zaptest.NewLogger(t)}
+	m.Observe(tick)
+	s := &Server{token: "tok", store: st, metrics: m, log: zaptest.NewLogger(t)}
 	var failing atomic.Bool
-	s.checks = func(context.Context) []readyCheck {
+	s.checks = func(context.Context) []Check {
 		if failing.Load() {
-			return []readyCheck{{Name: "telegram", Detail: "not connected yet"}}
+			return []Check{{Name: "telegram", Detail: "not connected yet"}}
 		}
-		return []readyCheck{{Name: "telegram", OK: true}}
+		return []Check{{Name: "telegram", OK: true}}
 	}
 	base := startAdmin(t, s)
 	bearer := map[string]string{"Authorization": "Bearer tok"}
@@ -172,7 +172,7 @@ func TestAdminServer(t *testing.T) {
 // form, and nothing without the token.
 func TestAdminAuth(t *testing.T) {
 	st, _ := seedAdminStore(t)
-	s := &adminServer{token: "tok", store: st, metrics: newMetrics(func() float64 { return 0 }), log: zaptest.NewLogger(t)}
+	s := &Server{token: "tok", store: st, metrics: NewMetrics(func() float64 { return 0 }), log: zaptest.NewLogger(t)}
 	base := startAdmin(t, s)
 	session := adminCookie + "=" + s.sessionValue()
 	html := map[string]string{"Accept": "text/html"}
@@ -229,7 +229,7 @@ func TestAdminAuth(t *testing.T) {
 // pages need nothing.
 func TestAdminLoopbackOpen(t *testing.T) {
 	st, _ := seedAdminStore(t)
-	base := startAdmin(t, &adminServer{store: st, metrics: newMetrics(func() float64 { return 0 }), log: zaptest.NewLogger(t)})
+	base := startAdmin(t, &Server{store: st, metrics: NewMetrics(func() float64 { return 0 }), log: zaptest.NewLogger(t)})
 	for _, path := range []string{"/", "/channels/c1", "/search?q=x", "/metrics"} {
 		if resp, body := (adminReq{path: path}).do(t, base); resp.StatusCode != 200 {
 			t.Errorf("%s: %d %s", path, resp.StatusCode, body)
@@ -263,7 +263,7 @@ func TestChannelBadges(t *testing.T) {
 		{state.Channel{ID: "d1"}, nil, nil},
 	}
 	for _, tt := range tests {
-		got := channelBadges(policy, tt.tracker, func() time.Time { return now })(ctx, tt.ch)
+		got := ChannelBadges(policy, tt.tracker, func() time.Time { return now })(ctx, tt.ch)
 		if !reflect.DeepEqual(got, tt.want) {
 			t.Errorf("badges of %s = %+v, want %+v", tt.ch.ID, got, tt.want)
 		}
