@@ -246,7 +246,7 @@ func TestChannelBadges(t *testing.T) {
 	policy := attention.Policy{Default: attention.Defaults(), Channels: map[string]attention.Settings{"g2": {Mode: attention.ModeAddressed}}}
 	tracker := budget.New(budget.Config{ChannelDaily: 1000, Channels: map[string]int64{"g2": 100}, Location: time.UTC}, st, zaptest.NewLogger(t), nil)
 	for ch, n := range map[string]int64{"g1": 300, "g2": 90} {
-		release, ok, err := tracker.Admit(ctx, ch, now)
+		release, ok, err := tracker.Admit(ctx, ch, now, 0)
 		if !ok || err != nil {
 			t.Fatalf("admit %s: %v %v", ch, ok, err)
 		}

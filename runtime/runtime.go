@@ -77,6 +77,11 @@ type Config struct {
 	Attention attention.Policy
 	// Budget holds the daily token budgets; a zero one sets none.
 	Budget budget.Config
+	// AnswerTokens is the most tokens a model answer may take
+	// (LLM_MAX_TOKENS); each call reserves it against the budgets, with
+	// the request's tokens, before it starts. Zero is the scheduler's
+	// default.
+	AnswerTokens int
 
 	LogContent bool
 	// Admins are the platform-qualified user ids ("telegram:123") whose
@@ -223,6 +228,7 @@ func New(cfg Config, deps Deps) (_ *Bot, err error) {
 		MaxIterations:   cfg.MaxIterations,
 		ContinueDelay:   cfg.ContinueDelay,
 		NoContinueDelay: cfg.ContinueDelay == 0,
+		AnswerTokens:    cfg.AnswerTokens,
 		Concurrency:     cfg.Concurrency,
 		Wakes:           cfg.Wakes,
 		Interrupt:       cfg.Interrupt,

@@ -20,6 +20,9 @@ const (
 	DefaultTickInterval = 60 * time.Second
 	// DefaultMaxIterations bounds the model calls of one wake.
 	DefaultMaxIterations = 5
+	// DefaultAnswerTokens is the answer length a call reserves against
+	// the budget when the model client's limit is not given.
+	DefaultAnswerTokens = 1024
 	// DefaultContinueDelay is the pause between the calls of one wake and
 	// the wait before a re-arm.
 	DefaultContinueDelay = time.Second
@@ -50,6 +53,10 @@ type Config struct {
 	// ContinueDelay is the pause between the calls of one wake and before
 	// a re-arm [DefaultContinueDelay]; NoContinueDelay makes it none.
 	ContinueDelay time.Duration
+	// AnswerTokens is the most tokens an answer may take (the model
+	// client's limit): a call reserves it against the budget, with the
+	// request's, before it starts [DefaultAnswerTokens].
+	AnswerTokens int
 	// ModelProbe bounds how often ModelDegraded asks the model itself
 	// while every call fails [DefaultModelProbe].
 	ModelProbe      time.Duration
@@ -149,6 +156,7 @@ func (c *Config) defaults() {
 		}
 	}
 	defInt(&c.MaxIterations, DefaultMaxIterations)
+	defInt(&c.AnswerTokens, DefaultAnswerTokens)
 	defInt(&c.Concurrency, DefaultConcurrency)
 	defInt(&c.Wakes, max(DefaultWakesPerCall*c.Concurrency, minWakes))
 	defInt(&c.DisplayCap, 20)

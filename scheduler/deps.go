@@ -106,7 +106,8 @@ type Controls interface {
 type Budget interface {
 	// Level says how much of the budgets of a channel is used.
 	Level(ctx context.Context, channelID string, now time.Time) (budget.Level, error)
-	// Admit reports whether a model call may be made; when it may, release
+	// Admit reports whether a model call estimated to cost estimate
+	// tokens may be made, reserving that estimate; when it may, release
 	// is called with what the call cost.
-	Admit(ctx context.Context, channelID string, now time.Time) (release func(tokens int64), ok bool, err error)
+	Admit(ctx context.Context, channelID string, now time.Time, estimate int64) (release func(tokens int64), ok bool, err error)
 }

@@ -130,9 +130,14 @@ func (t *tick) run(ctx context.Context) tickOutcome {
 	case <-l.arrived:
 	default:
 	}
+	if err := t.build(ctx); err != nil {
+		return t.fail(ctx, err)
+	}
+	// The call reserves what it may cost before it starts: the request as
+	// counted and the longest answer the model may give.
 	release := func(int64) {}
 	if s.deps.Budget != nil {
-		rel, ok, err := s.deps.Budget.Admit(ctx, l.id, t.now)
+		rel, ok, err := s.deps.Budget.Admit(ctx, l.id, t.now, int64(t.tokens+s.cfg.AnswerTokens))
 		if err != nil {
 			return t.fail(ctx, &stepError{stepBudget, err})
 		}
@@ -146,10 +151,6 @@ func (t *tick) run(ctx context.Context) tickOutcome {
 	}
 	spent := int64(0)
 	defer func() { release(spent) }()
-
-	if err := t.build(ctx); err != nil {
-		return t.fail(ctx, err)
-	}
 	stopTyping := s.typing(ctx, l.id)
 	defer stopTyping()
 	err := t.call(ctx)

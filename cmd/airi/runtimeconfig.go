@@ -12,7 +12,7 @@ func (c config) runtime() runtime.Config {
 	return runtime.Config{
 		BotName: c.BotName, PromptsDir: c.PromptsDir, Language: c.Language, SendUser: c.SendUser,
 		History: c.History, Debounce: c.Debounce, TickInterval: c.TickInterval, MaxIterations: c.MaxIterations,
-		ContinueDelay: c.ContinueDelay, SleepMax: c.SleepMax, Concurrency: c.Concurrency, Wakes: c.Wakes,
+		ContinueDelay: c.ContinueDelay, SleepMax: c.SleepMax, AnswerTokens: c.LLMMaxTokens, Concurrency: c.Concurrency, Wakes: c.Wakes,
 		Interrupt: c.Interrupt == "cancel", PromptMaxTokens: c.PromptMaxTokens, PromptCacheChannels: c.PromptCacheChannels,
 		MaxSendChars: c.MaxSendChars, MaxSendParts: c.MaxSendParts, AllowChannels: c.AllowChannels,
 		Attention:  c.Attention,

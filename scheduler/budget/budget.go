@@ -80,9 +80,6 @@ type Tracker struct {
 	log   *zap.Logger
 	// OnUse, when set, is told the use and limit of a scope after each charge.
 	onUse func(scope string, used, limit int64)
-	// near admits one call at a time once the global budget reaches its
-	// fallback share, so that concurrent calls do not all pass the limit.
-	near chan struct{}
 
 	mu   sync.Mutex
 	day  string
@@ -97,8 +94,7 @@ func New(cfg Config, store Store, log *zap.Logger, onUse func(scope string, used
 	if log == nil {
 		log = zap.NewNop()
 	}
-	return &Tracker{cfg: cfg, store: store, log: log.Named("budget"), onUse: onUse,
-		near: make(chan struct{}, 1), used: map[string]int64{}}
+	return &Tracker{cfg: cfg, store: store, log: log.Named("budget"), onUse: onUse, used: map[string]int64{}}
 }
 
 // Day returns the budget day of t.
@@ -171,70 +167,77 @@ func (t *Tracker) scopeLevel(ctx context.Context, scope string, now time.Time) (
 	return level(used, limit), nil
 }
 
-// Admit reports whether a model call of channelID may be made at now.
-// When ok, the caller makes the call and then calls release with the
-// tokens it cost (0 when it cost none). Near the global limit Admit waits
-// for the call in flight to be released first.
-func (t *Tracker) Admit(ctx context.Context, channelID string, now time.Time) (release func(tokens int64), ok bool, err error) {
-	g, err := t.scopeLevel(ctx, Global, now)
-	if err != nil {
+// Admit reports whether a model call of channelID may be made at now,
+// and reserves its estimated cost (the request's tokens as counted plus
+// the most the answer may take) in the store before the call starts: in
+// the count every replica shares, so that calls running at once, here or
+// in other replicas, see each other's reservations. A call is admitted
+// while the count before its own reservation is under each budget, so at
+// most one call's reservation goes past a budget. When ok, the caller
+// makes the call and then calls release with the tokens it cost (0 when
+// it cost none), which settles the reservation to that; a crash before
+// release leaves the reservation counted.
+func (t *Tracker) Admit(ctx context.Context, channelID string, now time.Time, estimate int64) (release func(tokens int64), ok bool, err error) {
+	if lvl, err := t.Level(ctx, channelID, now); err != nil || lvl == Exhausted {
 		return nil, false, err
 	}
-	held := false
-	if g >= Fallback {
-		select {
-		case t.near <- struct{}{}:
-			held = true
-		case <-ctx.Done():
-			return nil, false, ctx.Err()
+	estimate = max(estimate, 0)
+	day := t.Day(now)
+	var reserved []string
+	refund := func() {
+		for _, scope := range reserved {
+			t.add(context.WithoutCancel(ctx), day, scope, -estimate)
 		}
 	}
-	unhold := func() {
-		if held {
-			<-t.near
+	for _, scope := range []string{Global, channelID} {
+		total, err := t.add(ctx, day, scope, estimate)
+		if err != nil {
+			refund()
+			return nil, false, err
 		}
-	}
-	lvl, err := t.Level(ctx, channelID, now)
-	if err != nil || lvl == Exhausted {
-		unhold()
-		return nil, false, err
+		reserved = append(reserved, scope)
+		if limit := t.Limit(scope); limit > 0 && total-estimate >= limit {
+			refund()
+			return nil, false, nil
+		}
 	}
 	var once sync.Once
 	return func(tokens int64) {
-		once.Do(func() {
-			defer unhold()
-			t.charge(context.WithoutCancel(ctx), channelID, now, tokens)
-		})
+		once.Do(func() { t.settle(context.WithoutCancel(ctx), channelID, now, estimate, max(tokens, 0)) })
 	}, true, nil
 }
 
-// charge adds tokens to the global and the channel's count and logs a
-// threshold crossed.
-func (t *Tracker) charge(ctx context.Context, channelID string, now time.Time, tokens int64) {
-	if tokens <= 0 {
-		return
+// add adds n to a scope's count in the store and remembers the new count.
+func (t *Tracker) add(ctx context.Context, day, scope string, n int64) (int64, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if n == 0 {
+		return t.usedLocked(ctx, day, scope)
 	}
+	total, err := t.store.AddTokens(ctx, day, scope, n)
+	if err != nil {
+		return 0, fmt.Errorf("reserve tokens of %q on %s: %w", scope, day, err)
+	}
+	if day != t.day {
+		t.day, t.used = day, map[string]int64{}
+	}
+	t.used[scope] = total
+	return total, nil
+}
+
+// settle turns a call's reservation into what it cost, in the global
+// and the channel's count, and logs a threshold crossed.
+func (t *Tracker) settle(ctx context.Context, channelID string, now time.Time, reserved, tokens int64) {
 	day := t.Day(now)
 	for _, scope := range []string{Global, channelID} {
-		t.mu.Lock()
-		before, err := t.usedLocked(ctx, day, scope)
+		after, err := t.add(ctx, day, scope, tokens-reserved)
 		if err != nil {
-			t.mu.Unlock()
-			t.log.Error("count tokens", zap.String("scope", scope), zap.Error(err))
+			t.log.Error("store token use", zap.String("scope", scope), zap.Error(err))
 			continue
 		}
-		after, err := t.store.AddTokens(ctx, day, scope, tokens)
-		if err != nil {
-			// The call happened: count it here even if the store missed it.
-			after = before + tokens
-			t.log.Error("store token use", zap.String("scope", scope), zap.Error(err))
-		}
-		if t.day == day {
-			t.used[scope] = after
-		}
-		t.mu.Unlock()
+		before := after - tokens
 		limit := t.Limit(scope)
-		if t.onUse != nil {
+		if t.onUse != nil && tokens > 0 {
 			t.onUse(scope, after, limit)
 		}
 		if from, to := level(before, limit), level(after, limit); to > from {
