@@ -1,6 +1,7 @@
 package state
 
 import (
+	"fmt"
 	"strings"
 	"unicode/utf8"
 )
@@ -45,13 +46,33 @@ func (c Channel) Clean() Channel {
 	return c
 }
 
+// MaxRawBytes bounds the raw answer and the reasoning a tick record
+// keeps: a model that streams megabytes must not fill the disk one tick
+// at a time. What is kept is the start, with a note of the whole length.
+const MaxRawBytes = 64 << 10
+
 // Clean returns t with the text the model or a platform gave cleaned as
-// CleanText does: the raw answer, the reasoning and the results.
+// CleanText does (the raw answer, the reasoning and the results), and
+// the raw answer and the reasoning cut to MaxRawBytes.
 func (t Tick) Clean() Tick {
-	t.Raw = CleanText(t.Raw)
-	t.Reasoning = CleanText(t.Reasoning)
+	t.Raw = CleanText(cutRaw(t.Raw))
+	t.Reasoning = CleanText(cutRaw(t.Reasoning))
 	t.ParseError = CleanText(t.ParseError)
 	t.ModelError = CleanText(t.ModelError)
 	t.Result = CleanText(t.Result)
 	return t
+}
+
+// cutRaw keeps the start of s within MaxRawBytes, cut at a character,
+// and says how long s was.
+func cutRaw(s string) string {
+	if len(s) <= MaxRawBytes {
+		return s
+	}
+	note := fmt.Sprintf("\n[cut: %d bytes in all]", len(s))
+	n := MaxRawBytes - len(note)
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + note
 }

@@ -1,6 +1,10 @@
 package state
 
-import "testing"
+import (
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
 
 func TestCleanText(t *testing.T) {
 	for _, tt := range []struct{ name, in, want string }{
@@ -15,5 +19,19 @@ func TestCleanText(t *testing.T) {
 				t.Errorf("CleanText(%q) = %q; want %q", tt.in, got, tt.want)
 			}
 		})
+	}
+}
+
+func TestTickCleanCutsAHugeAnswer(t *testing.T) {
+	huge := strings.Repeat("é", MaxRawBytes) // twice the bound in bytes
+	tk := Tick{Raw: huge, Reasoning: "short"}.Clean()
+	if len(tk.Raw) > MaxRawBytes || !strings.HasSuffix(tk.Raw, "[cut: 131072 bytes in all]") || !utf8.ValidString(tk.Raw) {
+		t.Errorf("kept %d bytes ending %q; want at most %d, valid UTF-8, with the whole length", len(tk.Raw), tk.Raw[len(tk.Raw)-30:], MaxRawBytes)
+	}
+	if !strings.HasPrefix(huge, strings.TrimSuffix(tk.Raw, "\n[cut: 131072 bytes in all]")) {
+		t.Error("what is kept is not the start of the answer")
+	}
+	if tk.Reasoning != "short" {
+		t.Errorf("a short reasoning became %q", tk.Reasoning)
 	}
 }
