@@ -135,4 +135,8 @@ type Operations interface {
 	Reclaim(ctx context.Context) error
 	// Stats returns rows and bytes per table.
 	Stats(ctx context.Context) (Stats, error)
+	// UserIDs returns the stored sender ids and user-note subjects that
+	// are id, or that qualify id with a platform ("telegram:501" for
+	// "501"), sorted: whom a bare id may name.
+	UserIDs(ctx context.Context, id string) ([]string, error)
 }

@@ -128,3 +128,51 @@ func TestNewerSchema(t *testing.T) {
 		t.Errorf("Version = %d, %v; want %d", v, err, postgres.SchemaVersion()+1)
 	}
 }
+
+// TestMigrateQualifiesSenders stores messages and notes as a database
+// before migration 10 kept them, where a Telegram user and a QQ user
+// (through Satori) share the id 501, and applies migration 10 again: their
+// messages and the notes about them are qualified with their platforms,
+// and a note it cannot place matches no one.
+func TestMigrateQualifiesSenders(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	s := open(t, dsn)
+	defer s.Close()
+	ctx := context.Background()
+	for _, q := range []string{
+		`INSERT INTO channels (id, platform, native_id, grp) VALUES ('telegram:501', 'telegram', '501', false), ('qq:9', 'satori', '9', true), ('qq:8', 'satori', '8', true)`,
+		`INSERT INTO messages (channel_id, platform_id, sender_id, content, time, read) VALUES
+			('telegram:501', '1', '501', 'my pin is 4711', now(), true), ('qq:9', '2', '501', 'hello', now(), true), ('qq:8', '3', '777', 'hi', now(), false), ('qq:8', '4', '', 'bot', now(), true)`,
+		`INSERT INTO ticks (id, channel_id, trigger, now) OVERRIDING SYSTEM VALUE VALUES (40, 'telegram:501', 'direct', now())`,
+		`INSERT INTO notes (scope, subject, text, created, updated, tick) VALUES
+			('user', '501', 'pin 4711', now(), now(), 40), ('user', '777', 'likes tea', now(), now(), 0), ('user', '501', 'unplaced', now(), now(), 0), ('channel', 'qq:9', 'a group', now(), now(), 0)`,
+		`DELETE FROM schema_migrations WHERE version >= 10`,
+	} {
+		if _, err := s.Pool().Exec(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	if _, err := s.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	rows, err := s.Pool().Query(ctx, `SELECT 'm' || platform_id, sender_id FROM messages UNION ALL SELECT text, subject FROM notes`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var k, v string
+		if err := rows.Scan(&k, &v); err != nil {
+			t.Fatal(err)
+		}
+		got[k] = v
+	}
+	rows.Close()
+	want := map[string]string{"m1": "telegram:501", "m2": "qq:501", "m3": "qq:777", "m4": "",
+		"pin 4711": "telegram:501", "likes tea": "qq:777", "unplaced": "501", "a group": "qq:9"}
+	for k, w := range want {
+		if got[k] != w {
+			t.Errorf("%s: %q, want %q", k, got[k], w)
+		}
+	}
+}

@@ -118,3 +118,73 @@ func TestMigrateHistoryCounts(t *testing.T) {
 		t.Errorf("History(a) total after MarkRead = %d, want 3", total)
 	}
 }
+
+// TestMigrateQualifiesSenders opens a database left at version 12, where
+// a Telegram user and a QQ user (through Satori) share the id 501:
+// migration 13 qualifies their messages and the notes about them with
+// their platforms, and leaves a note it cannot place matching no one.
+func TestMigrateQualifiesSenders(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "airi.db")
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stmts := append([]string(nil), migrations[:12]...)
+	stmts = append(stmts, "PRAGMA user_version = 12",
+		`INSERT INTO channels (id, platform, native_id, grp) VALUES ('telegram:501', 'telegram', '501', 0), ('qq:9', 'satori', '9', 1), ('qq:8', 'satori', '8', 1)`,
+		`INSERT INTO messages (channel_id, platform_id, sender_id, content, time, read) VALUES
+			('telegram:501', '1', '501', 'my pin is 4711', 1, 1), ('qq:9', '2', '501', 'hello', 2, 1), ('qq:8', '3', '777', 'hi', 3, 0), ('qq:8', '4', '', 'bot', 4, 1)`,
+		`INSERT INTO ticks (id, channel_id, trigger, now) VALUES (40, 'telegram:501', 'direct', 1)`,
+		`INSERT INTO notes (scope, subject, text, created, updated, tick) VALUES
+			('user', '501', 'pin 4711', 1, 1, 40), ('user', '777', 'likes tea', 1, 1, 0), ('user', '501', 'unplaced', 1, 1, 0), ('channel', 'qq:9', 'a group', 1, 1, 0)`)
+	for _, q := range stmts {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	db.Close()
+
+	s, err := Open(ctx, path, zaptest.NewLogger(t))
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	defer s.Close()
+	senders := map[string]string{}
+	rows, err := s.writer.Query(`SELECT platform_id, sender_id FROM messages`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var id, sender string
+		if err := rows.Scan(&id, &sender); err != nil {
+			t.Fatal(err)
+		}
+		senders[id] = sender
+	}
+	rows.Close()
+	want := map[string]string{"1": "telegram:501", "2": "qq:501", "3": "qq:777", "4": ""}
+	for id, w := range want {
+		if senders[id] != w {
+			t.Errorf("message %s: sender %q, want %q", id, senders[id], w)
+		}
+	}
+	subjects := map[string]string{}
+	rows, err = s.writer.Query(`SELECT text, subject FROM notes`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var text, subject string
+		if err := rows.Scan(&text, &subject); err != nil {
+			t.Fatal(err)
+		}
+		subjects[text] = subject
+	}
+	rows.Close()
+	for text, w := range map[string]string{"pin 4711": "telegram:501", "likes tea": "qq:777", "unplaced": "501", "a group": "qq:9"} {
+		if subjects[text] != w {
+			t.Errorf("note %q: subject %q, want %q", text, subjects[text], w)
+		}
+	}
+}

@@ -155,3 +155,31 @@ func testRefusedBytes(t *testing.T, s state.Store) {
 		t.Errorf("SaveNote with a NUL byte = %q, %v; want %q", n.Text, err, "likes "+clean)
 	}
 }
+
+// testUserIDs finds whom a bare user id may name: the platform-qualified
+// senders and note subjects ending in it, and no id that merely ends in
+// the same digits.
+func testUserIDs(t *testing.T, s state.Store) {
+	ctx := context.Background()
+	for i, sender := range []string{"telegram:501", "qq:501", "qq:1501", "501"} {
+		m := msg("c1", fmt.Sprint("p", i), i)
+		m.SenderID = sender
+		ingest(t, s, m)
+	}
+	if _, _, err := s.SaveNote(ctx, state.Note{Scope: state.ScopeUser, Subject: "discord:501", Text: "x"}, state.NoteLimits{}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.UserIDs(ctx, "501")
+	if err != nil {
+		t.Fatal(err)
+	}
+	equal(t, "UserIDs(501)", got, []string{"501", "discord:501", "qq:501", "telegram:501"})
+	got, err = s.UserIDs(ctx, "telegram:501")
+	if err != nil {
+		t.Fatal(err)
+	}
+	equal(t, "UserIDs(telegram:501)", got, []string{"telegram:501"})
+	if got, err := s.UserIDs(ctx, "999"); err != nil || len(got) != 0 {
+		t.Errorf("UserIDs(999) = %v, %v; want none", got, err)
+	}
+}

@@ -60,6 +60,7 @@ func Run(t *testing.T, open func(t *testing.T) state.Store) {
 		{"RecordTick", testRecordTick},
 		{"RecordSent", testRecordSent},
 		{"RefusedBytes", testRefusedBytes},
+		{"UserIDs", testUserIDs},
 		{"Cursor", testCursor},
 		{"TokenUsage", testTokenUsage},
 		{"TokenUsageConcurrent", testTokenUsageConcurrent},
