@@ -214,7 +214,9 @@ func resolvePerson(ch state.Channel, msgs []state.Message, view state.NoteView, 
 		return state.Message{}, &r
 	}
 	for _, m := range people {
-		if m.SenderID == about {
+		// Sender ids are platform-qualified ("telegram:501"); the bare
+		// number names the same person within the chat.
+		if m.SenderID == about || strings.HasSuffix(m.SenderID, ":"+about) {
 			return m, nil
 		}
 	}

@@ -106,11 +106,11 @@ func (c *chatCommands) handle(ctx context.Context, ch state.Channel, msg state.M
 		return false
 	}
 	args, ok := parseChatCommand(msg.Content)
-	if !ok || !c.admins[ch.Platform+":"+msg.SenderID] {
+	if !ok || !c.admins[msg.SenderID] {
 		return false
 	}
 	reply := c.run(ctx, ch.ID, args)
-	c.log.Info("admin command", zap.String("channel", ch.ID), zap.String("sender", ch.Platform+":"+msg.SenderID), zap.Strings("args", args))
+	c.log.Info("admin command", zap.String("channel", ch.ID), zap.String("sender", msg.SenderID), zap.Strings("args", args))
 	if _, err := c.send(ctx, state.Outgoing{ChannelID: ch.ID, Content: reply}); err != nil && ctx.Err() == nil {
 		c.log.Warn("answer admin command", zap.String("channel", ch.ID), zap.Error(err))
 	}

@@ -84,7 +84,7 @@ func (a *Adapter) Run(ctx context.Context, inbox adapters.Inbox) error {
 			msg := state.Message{
 				ChannelID:  ch.ID,
 				PlatformID: a.nextID(now),
-				SenderID:   a.cfg.User,
+				SenderID:   Name + ":" + a.cfg.User,
 				SenderName: a.cfg.User,
 				Content:    line,
 				Time:       now.UTC(),

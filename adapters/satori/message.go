@@ -82,7 +82,7 @@ func (a *Adapter) convert(ev *wireEvent, now time.Time) (state.Channel, state.Me
 	msg := state.Message{
 		ChannelID:   ch.ID,
 		PlatformID:  msgID,
-		SenderID:    senderID,
+		SenderID:    qualifiedSender(l.Platform, senderID),
 		SenderName:  sender,
 		Self:        self,
 		Content:     truncate(content.Text, state.MaxContentBytes),
@@ -151,4 +151,17 @@ func (a *Adapter) localID(now time.Time) string {
 	defer a.mu.Unlock()
 	a.localSeq++
 	return fmt.Sprintf("%s%d-%d", localIDPrefix, now.UnixNano(), a.localSeq)
+}
+
+// qualifiedSender is a user's id as the runtime keeps it: qualified with
+// the login's platform ("qq:501"), since one Satori server bridges
+// several platforms whose user ids may be the same number.
+func qualifiedSender(platform, id string) string {
+	if id == "" {
+		return ""
+	}
+	if platform == "" {
+		platform = Name
+	}
+	return platform + ":" + id
 }

@@ -218,7 +218,7 @@ func TestReceiveAndReply(t *testing.T) {
 				t.Errorf("channel = %+v, want %+v", g.ch, wantCh)
 			}
 			if g.msg.Content != "@Bot is 1 < 2 && [image]?" || !g.msg.Mentioned || g.msg.Self ||
-				g.msg.SenderName != "Ali (admin)" || g.msg.SenderID != "u1" || g.msg.PlatformID != "m1" || !g.msg.Time.Equal(at) {
+				g.msg.SenderName != "Ali (admin)" || g.msg.SenderID != "test:u1" || g.msg.PlatformID != "m1" || !g.msg.Time.Equal(at) {
 				t.Errorf("group message = %+v", g.msg)
 			}
 			d := got[1]

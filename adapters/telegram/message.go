@@ -72,13 +72,13 @@ func (a *Adapter) convert(m *telego.Message) (state.Channel, state.Message, bool
 	}
 	switch {
 	case m.From != nil:
-		msg.SenderID = strconv.FormatInt(m.From.ID, 10)
+		msg.SenderID = senderID(m.From.ID)
 		msg.SenderName = userName(m.From)
 		msg.Self = m.From.ID == botID
 		msg.FromBot = m.From.IsBot && !msg.Self
 	case m.SenderChat != nil:
 		// Anonymous group admins and channels posting into a group.
-		msg.SenderID = strconv.FormatInt(m.SenderChat.ID, 10)
+		msg.SenderID = senderID(m.SenderChat.ID)
 		msg.SenderName = chatTitle(m.SenderChat)
 	}
 	if r := m.ReplyToMessage; r != nil {
@@ -323,3 +323,8 @@ func entityText(text string, e telego.MessageEntity) string {
 	}
 	return string(utf16.Decode(units[e.Offset : e.Offset+e.Length]))
 }
+
+// senderID is a Telegram user's (or chat's) id as the runtime keeps it:
+// qualified with the platform, so that a user of another platform with
+// the same number is another person ("telegram:501").
+func senderID(id int64) string { return Name + ":" + strconv.FormatInt(id, 10) }

@@ -31,7 +31,7 @@ func TestReceiveAndReplyPrivate(t *testing.T) {
 	posted := srv.Post(telegramtest.Incoming{From: ann, Text: "hello there"})
 	got := inbox.wait(t, 1)[0]
 	want := state.Message{
-		ChannelID: "501", PlatformID: "1", SenderID: "501", SenderName: "Ann Lee",
+		ChannelID: "501", PlatformID: "1", SenderID: "telegram:501", SenderName: "Ann Lee",
 		Content: "hello there", Time: time.Unix(posted.Date, 0).UTC(),
 	}
 	if got != want {

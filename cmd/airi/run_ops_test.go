@@ -106,7 +106,7 @@ func TestRunLogsAndReadiness(t *testing.T) {
 		switch {
 		case strings.Contains(line, `"msg":"message received"`):
 			received++
-			if !strings.Contains(line, `"sender":"501"`) || !strings.Contains(line, `"chars":20`) {
+			if !strings.Contains(line, `"sender":"telegram:501"`) || !strings.Contains(line, `"chars":20`) {
 				t.Errorf("received line lacks sender or length: %s", line)
 			}
 		case strings.Contains(line, `"msg":"message sent"`):
