@@ -15,7 +15,7 @@ func (a *app) cmdForget(ctx context.Context, args []string) int {
 	fs := a.flags("forget")
 	var cf commonFlags
 	cf.register(fs)
-	user := fs.String("user", "", "forget this person (their user id, as airi memory list shows)")
+	user := fs.String("user", "", "forget this person (their platform-qualified user id, such as telegram:501, as airi memory list shows)")
 	channel := fs.String("channel", "", "forget this channel's messages, ticks and action history (the channel stays known)")
 	asJSON := fs.Bool("json", false, "print what was deleted as JSON")
 	if code, ok := a.parseFlags(fs, args); !ok {
@@ -49,6 +49,22 @@ func (a *app) forgetUser(ctx context.Context, cf commonFlags, user string, asJSO
 		return exitFailure
 	}
 	defer store.Close()
+	if !strings.Contains(user, ":") {
+		// Sender ids are platform-qualified: a bare id is the one person
+		// it names, or refused when people of several platforms have it.
+		ids, err := store.UserIDs(ctx, user)
+		if err != nil {
+			fmt.Fprintln(a.stderr, "airi forget:", err)
+			return exitFailure
+		}
+		switch {
+		case len(ids) > 1:
+			fmt.Fprintf(a.stderr, "airi forget: user id %s is ambiguous: it names %s; say which, e.g. --user %s\n", user, strings.Join(ids, ", "), ids[0])
+			return exitUsage
+		case len(ids) == 1:
+			user = ids[0]
+		}
+	}
 	got, err := store.ForgetUser(ctx, user)
 	if err != nil {
 		fmt.Fprintln(a.stderr, "airi forget:", err)

@@ -191,3 +191,40 @@ func TestBackupWhileWriting(t *testing.T) {
 		t.Errorf("backup over an existing file: exit %d, want 2", code)
 	}
 }
+
+// TestForgetUserNeedsAPlatformWhenAmbiguous checks that a bare user id
+// that people of two platforms share is refused, and that the qualified
+// one forgets that person alone.
+func TestForgetUserNeedsAPlatformWhenAmbiguous(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	db := filepath.Join(dir, "airi.db")
+	st, err := sqlite.Open(ctx, db, zaptest.NewLogger(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, sender := range []string{"telegram:501", "qq:501"} {
+		ch := fmt.Sprint("dm", i)
+		if _, _, err := st.Ingest(ctx, state.Message{ChannelID: ch, PlatformID: "1", SenderID: sender, SenderName: "Ann", Content: "pin of " + sender, Time: time.Now()}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st.Close()
+	env := map[string]string{"DB_PATH": db}
+	code, _, stderr := runCommand(t, env, "forget", "--user", "501")
+	if code != exitUsage || !strings.Contains(stderr, "qq:501") || !strings.Contains(stderr, "telegram:501") {
+		t.Fatalf("forget --user 501 = %d, %q; want it refused naming both people", code, stderr)
+	}
+	if code, _, stderr := runCommand(t, env, "forget", "--user", "telegram:501"); code != exitOK {
+		t.Fatalf("forget --user telegram:501 = %d, %s", code, stderr)
+	}
+	st, err = sqlite.Open(ctx, db, zaptest.NewLogger(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	ids, err := st.UserIDs(ctx, "501")
+	if err != nil || len(ids) != 1 || ids[0] != "qq:501" {
+		t.Errorf("after forgetting telegram:501, people with id 501 = %v, %v; want only qq:501", ids, err)
+	}
+}
