@@ -32,7 +32,16 @@ func (b *Bot) Checks(ctx context.Context) []Check {
 	checks := []Check{storeCheck(ctx, b.store)}
 	for _, a := range b.router.adapters {
 		if b.replica != nil && !a.EveryReplica && !b.replica.HoldsRole(roleName(a.Name())) {
-			continue // another replica runs this adapter's intake
+			// Another replica runs this adapter's intake, unless none
+			// does: then nobody takes the platform's messages in.
+			holder, err := b.replica.RoleHolder(ctx, roleName(a.Name()))
+			switch {
+			case err != nil:
+				checks = append(checks, checkErr(a.Name(), err, ""))
+			case holder == "":
+				checks = append(checks, Check{Name: a.Name(), Detail: "no replica holds the intake role: nobody takes " + a.Name() + " messages in"})
+			}
+			continue
 		}
 		checks = append(checks, adapterCheck(a))
 	}

@@ -379,3 +379,36 @@ func TestRoleComesBackAfterAnOutage(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestRoleHolder names the live replica running a role, and nobody once
+// it gave the role up.
+func TestRoleHolder(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	_, a := startReplica(t, dsn, 2*time.Second, newEvents())
+	_, b := startReplica(t, dsn, 2*time.Second, newEvents())
+	ctx, cancel := context.WithCancel(context.Background())
+	started := make(chan struct{}, 1)
+	done := make(chan error, 1)
+	go func() {
+		done <- a.RunRole(ctx, "intake:telegram", func(ctx context.Context) error {
+			started <- struct{}{}
+			<-ctx.Done()
+			return nil
+		})
+	}()
+	select {
+	case <-started:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the role never ran")
+	}
+	if h, err := b.RoleHolder(context.Background(), "intake:telegram"); err != nil || h != a.ID() {
+		t.Errorf("RoleHolder = %q, %v; want %q", h, err, a.ID())
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if h, err := b.RoleHolder(context.Background(), "intake:telegram"); err != nil || h != "" {
+		t.Errorf("RoleHolder after the role ended = %q, %v; want nobody", h, err)
+	}
+}

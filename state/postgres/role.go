@@ -164,3 +164,17 @@ func (r *Replica) HoldsRole(name string) bool {
 	ro := r.roles[name]
 	return ro != nil && ro.held && r.opts.Now().Before(r.deadline)
 }
+
+// RoleHolder returns the live replica that holds the named role, or ""
+// when none does (free, or held by a replica whose heartbeat expired):
+// readiness reports a role nobody holds, which means nobody takes the
+// platform's messages in.
+func (r *Replica) RoleHolder(ctx context.Context, name string) (string, error) {
+	var holder string
+	err := r.s.pool.QueryRow(ctx, `SELECT coalesce((SELECT ro.holder FROM roles ro JOIN replicas re ON re.id = ro.holder
+WHERE ro.name = $1 AND re.expires > now()), '')`, name).Scan(&holder)
+	if err != nil {
+		return "", fmt.Errorf("read the holder of role %s: %w", name, err)
+	}
+	return holder, nil
+}
