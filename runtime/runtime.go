@@ -255,6 +255,7 @@ func New(cfg Config, deps Deps) (_ *Bot, err error) {
 		OnWake:     deps.OnWake,
 		OnSkip:     deps.OnSkip,
 		Controls:   b.store,
+		Storage:    storageOf(b.store),
 		Logger:     b.log,
 	})
 	if err != nil {
@@ -445,4 +446,14 @@ func (b *Bot) Close(ctx context.Context) error {
 		b.closeErr = errors.Join(errs...)
 	})
 	return b.closeErr
+}
+
+// storageOf is the store's report of whether it takes writes, where the
+// engine keeps one (SQLite, whose disk can fill); PostgreSQL's writes
+// fail on the server, and a wake's first write says so.
+func storageOf(st state.Store) scheduler.Storage {
+	if s, ok := st.(scheduler.Storage); ok {
+		return s
+	}
+	return nil
 }

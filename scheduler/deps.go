@@ -90,11 +90,25 @@ type Deps struct {
 	// wake or call refused.
 	OnWake func(channelID, reason string)
 	OnSkip func(channelID, reason string)
+	// Storage, when set, pauses wakes while the store refuses writes;
+	// without it (an engine whose writes cannot fail locally) they are
+	// never paused for that.
+	Storage Storage
 	// Controls, when set, says which channels an operator paused: a wake
 	// of a paused channel makes no model call and is due again when the
 	// pause ends.
 	Controls Controls
 	Logger   *zap.Logger
+}
+
+// Storage says whether the store takes writes (SQLite's disk full, or
+// its file no longer writable). While it does not, wakes make no model
+// call: the answer could be neither recorded nor its messages marked
+// read, and the call would be paid for again.
+type Storage interface {
+	// Writable returns why writes fail, or nil; while they fail it tries
+	// a write of its own, so that it says so as soon as they succeed.
+	Writable(ctx context.Context) error
 }
 
 // Controls reads the operator's control of a channel.

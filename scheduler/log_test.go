@@ -152,3 +152,22 @@ func TestModelDegraded(t *testing.T) {
 		t.Errorf("serving model: ModelDegraded = %v after %d more calls; want nil and no probe", err, len(m.requests())-calls-1)
 	}
 }
+
+// TestStoreDownPausesWakes checks that while the store refuses writes a
+// wake makes no model call and is tried again later, and that it calls
+// the model once the store takes writes again.
+func TestStoreDownPausesWakes(t *testing.T) {
+	m := newModel(func(context.Context, int, planner.Request) (string, error) { return `{"action":"continue"}`, nil })
+	h := newHarnessLog(t, scheduler.Config{NoDebounce: true}, m, zap.NewNop())
+	h.say("hi")
+	h.unwritable = errors.New("database or disk is full")
+	rep := h.sched.Wake(context.Background(), "c1", "message")
+	if !rep.StoreDown || rep.Iterations != 0 || len(m.requests()) != 0 {
+		t.Fatalf("wake while the store is down = %+v after %d model calls; want it paused before any call", rep, len(m.requests()))
+	}
+	h.unwritable = nil
+	rep = h.sched.Wake(context.Background(), "c1", "retry")
+	if rep.StoreDown || len(m.requests()) != 1 {
+		t.Fatalf("wake once the store takes writes = %+v after %d model calls; want one call", rep, len(m.requests()))
+	}
+}

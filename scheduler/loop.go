@@ -250,7 +250,7 @@ func (l *loop) finish(ctx context.Context, rep WakeReport) {
 	case ctx.Err() != nil:
 	case rep.Budget:
 		// The periodic tick resumes the channel once the budget allows.
-	case rep.ModelFailed && !rep.Fatal:
+	case rep.ModelFailed && !rep.Fatal, rep.StoreDown:
 		l.setDue(now.Add(cfg.RetryDelay), TriggerRetry, false)
 	case rep.Fatal:
 	case !rep.PausedUntil.IsZero():

@@ -109,7 +109,12 @@ type harness struct {
 	n      int
 	// typing, when set before start, is the typing indicator.
 	typing func(ctx context.Context, channelID string)
+	// unwritable, when set, is why the store refuses writes.
+	unwritable error
 }
+
+// Writable implements scheduler.Storage for the harness's store.
+func (h *harness) Writable(context.Context) error { return h.unwritable }
 
 func newHarness(t *testing.T, cfg scheduler.Config, m *model) *harness {
 	t.Helper()
@@ -157,6 +162,7 @@ func newHarnessWrap(t *testing.T, cfg scheduler.Config, m *model, log *zap.Logge
 		Parser: parse.New(reg), Dispatcher: reg, Logger: log,
 		OnTick:   func(tk state.Tick) { h.ticks <- tk },
 		Controls: st,
+		Storage:  h,
 		OnFatal:  func(err error) { h.fatal <- err },
 		Typing: func(ctx context.Context, id string) {
 			if h.typing != nil {

@@ -33,6 +33,9 @@ type WakeReport struct {
 	// PausedUntil is set when the wake was skipped because an operator
 	// paused the channel until then.
 	PausedUntil time.Time
+	// StoreDown: the store refused writes, so the wake made no (further)
+	// model call; it is tried again after the retry delay.
+	StoreDown bool
 }
 
 type wakeState struct {
@@ -107,6 +110,10 @@ func (l *loop) wake(ctx context.Context, trig Trigger) WakeReport {
 	for rep.Iterations < s.cfg.MaxIterations {
 		if rep.Iterations > 0 && backoff.Sleep(ctx, s.cfg.ContinueDelay) != nil {
 			return rep
+		}
+		if s.storeDown(ctx, l.id) {
+			rep.StoreDown = true
+			break
 		}
 		release, ok := s.pin(l.id)
 		if !ok {
@@ -228,3 +235,24 @@ func (l *loop) arrivedSince(ctx context.Context, watermark int64) (bool, error) 
 	}
 	return n > 0, nil
 }
+
+// storeDown reports whether the store refuses writes now; the store logs
+// the change of state once, so a paused wake logs only at debug level.
+func (s *Scheduler) storeDown(ctx context.Context, channelID string) bool {
+	if s.deps.Storage == nil {
+		return false
+	}
+	err := s.deps.Storage.Writable(ctx)
+	if err == nil {
+		return false
+	}
+	s.log.Debug("store refuses writes: no model call until it takes them again", zap.String("channel", channelID), zap.Error(err))
+	if s.deps.OnSkip != nil {
+		s.deps.OnSkip(channelID, skipStoreDown)
+	}
+	return true
+}
+
+// skipStoreDown is the reason of a wake paused because the store refused
+// writes (it cannot be recorded in the store).
+const skipStoreDown = "store-down"

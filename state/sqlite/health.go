@@ -142,3 +142,28 @@ func (h *writeHealth) err() error {
 // WriteErr returns why the store's writes are failing now, or nil when
 // the last write succeeded. Health checks report it.
 func (s *Store) WriteErr() error { return s.health.err() }
+
+// Writable returns why the store's writes fail, or nil. While they fail
+// it tries a write that leaves nothing behind, whose outcome counts like
+// any write's, so that it says they succeed again as soon as they do
+// (the scheduler pauses wakes meanwhile).
+func (s *Store) Writable(ctx context.Context) error {
+	if s.health.err() == nil {
+		return nil
+	}
+	s.health.observe(s.commitProbe(ctx))
+	return s.health.err()
+}
+
+// commitProbe commits a write that changes nothing: the schema version
+// set to itself. A write that is rolled back never reaches the disk, so
+// only a commit tells whether the disk takes writes again.
+func (s *Store) commitProbe(ctx context.Context) error {
+	var v int
+	if err := s.writer.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v); err != nil {
+		return err
+	}
+	// PRAGMA takes no parameters; v is the database's own integer.
+	_, err := s.writer.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", v))
+	return err
+}

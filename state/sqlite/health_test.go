@@ -101,3 +101,35 @@ func TestWriteFailuresLoggedOncePerChange(t *testing.T) {
 		t.Errorf("%d warnings and errors logged, want 1: %v", n, logs.All())
 	}
 }
+
+// TestWritableProbes checks that Writable says writes fail while they do,
+// and that it finds them working again by itself, with no other write.
+func TestWritableProbes(t *testing.T) {
+	ctx := context.Background()
+	s, err := Open(ctx, filepath.Join(t.TempDir(), "airi.db"), zap.NewNop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.Writable(ctx); err != nil {
+		t.Fatalf("Writable on a new store: %v", err)
+	}
+	if _, err := s.writer.ExecContext(ctx, `PRAGMA query_only = 1`); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SetCursor(ctx, "k", "v"); err == nil {
+		t.Fatal("a write succeeded on a read-only connection")
+	}
+	if err := s.Writable(ctx); err == nil {
+		t.Error("Writable is nil while writes fail")
+	}
+	if _, err := s.writer.ExecContext(ctx, `PRAGMA query_only = 0`); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Writable(ctx); err != nil {
+		t.Errorf("Writable once writes work again: %v", err)
+	}
+	if s.WriteErr() != nil {
+		t.Errorf("WriteErr after the probe succeeded: %v", s.WriteErr())
+	}
+}
