@@ -5,7 +5,6 @@ import (
 	"context"
 	"strings"
 	"testing"
-	"unicode"
 
 	"go.uber.org/zap/zaptest"
 
@@ -135,18 +134,4 @@ func TestSendRemovesTerminalControls(t *testing.T) {
 			}
 		})
 	}
-}
-
-func FuzzPrintable(f *testing.F) {
-	for _, s := range []string{"\x1b[31mx", "\x1b]0;t\a", "a\rb", "\u009b1;2m", "ok"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		got := printable(s)
-		for _, r := range got {
-			if r != '\n' && r != '\t' && unicode.IsControl(r) {
-				t.Fatalf("printable(%q) = %q keeps control %U", s, got, r)
-			}
-		}
-	})
 }
