@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/airi-go/airi/internal/term"
 	"github.com/airi-go/airi/prompts"
 	"github.com/airi-go/airi/state"
 )
@@ -200,16 +201,16 @@ func (a *app) printJSON(c *memoryCmd, v any) int {
 func noteWho(n state.Note) string {
 	switch n.Scope {
 	case state.ScopeUser:
-		s := "user " + n.Subject
+		s := "user " + cell(n.Subject)
 		if n.Name != "" {
-			s += " (" + n.Name + ")"
+			s += " (" + cell(n.Name) + ")"
 		}
 		if n.Shareable {
 			s += " shareable"
 		}
 		return s
 	case state.ScopeChannel:
-		return "channel " + n.Subject
+		return "channel " + cell(n.Subject)
 	}
 	return "global"
 }
@@ -253,7 +254,7 @@ func (a *app) cmdMemoryShow(ctx context.Context, args []string) int {
 	if n.Tick != 0 {
 		fmt.Fprintf(a.stdout, "written by tick: %d\n", n.Tick)
 	}
-	fmt.Fprintf(a.stdout, "text: %s\n", n.Text)
+	fmt.Fprintf(a.stdout, "text: %s\n", term.Printable(n.Text))
 	return exitOK
 }
 

@@ -228,3 +228,36 @@ func TestForgetUserNeedsAPlatformWhenAmbiguous(t *testing.T) {
 		t.Errorf("after forgetting telegram:501, people with id 501 = %v, %v; want only qq:501", ids, err)
 	}
 }
+
+// TestOperatorOutputStripsEscapes checks that chat-supplied text in the
+// operator commands' tables cannot drive the terminal: a channel title
+// with escape sequences and a line break prints as plain text.
+func TestOperatorOutputStripsEscapes(t *testing.T) {
+	ctx := context.Background()
+	db := filepath.Join(t.TempDir(), "airi.db")
+	st, err := sqlite.Open(ctx, db, zaptest.NewLogger(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	evil := "Club\x1b]0;owned\a\x1b[2J\nrow"
+	if err := st.UpsertChannel(ctx, state.Channel{ID: "g1", Platform: "telegram", NativeID: "g1", Group: true, Title: evil}); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := st.SaveNote(ctx, state.Note{Scope: state.ScopeChannel, Subject: "g1", Text: "likes \x1b[31mred"}, state.NoteLimits{}); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	env := map[string]string{"DB_PATH": db}
+	for _, args := range [][]string{{"status"}, {"channels"}, {"memory", "list"}, {"memory", "show", "1"}} {
+		code, out, stderr := runCommand(t, env, args...)
+		if code != exitOK {
+			t.Fatalf("%v = %d: %s", args, code, stderr)
+		}
+		if strings.ContainsAny(out, "\x1b\a") {
+			t.Errorf("%v prints an escape sequence: %q", args, out)
+		}
+		if args[0] != "memory" && !strings.Contains(out, "Club row") {
+			t.Errorf("%v does not show the title as plain text: %q", args, out)
+		}
+	}
+}

@@ -6,11 +6,13 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"strings"
 	"text/tabwriter"
 	"time"
 
 	"go.uber.org/zap"
 
+	"github.com/airi-go/airi/internal/term"
 	"github.com/airi-go/airi/runtime"
 	"github.com/airi-go/airi/state"
 	"github.com/airi-go/airi/state/postgres"
@@ -184,7 +186,7 @@ func (a *app) cmdStatus(ctx context.Context, args []string) int {
 		if len(errText) > 60 {
 			errText = errText[:60] + "…"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%d\t%s\t%s\n", c.ID, c.Platform, c.Title, c.Unread, last, outcome, c.TokensToday, paused, errText)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%d\t%s\t%s\n", cell(c.ID), c.Platform, cell(c.Title), c.Unread, last, outcome, c.TokensToday, paused, cell(errText))
 	}
 	_ = tw.Flush()
 	return exitOK
@@ -219,7 +221,7 @@ func (a *app) cmdChannels(ctx context.Context, args []string) int {
 		if ch.Group {
 			kind = "group"
 		}
-		fmt.Fprintf(a.stdout, "%s\t%s\t%s\t%s\n", ch.ID, ch.Platform, kind, ch.Title)
+		fmt.Fprintf(a.stdout, "%s\t%s\t%s\t%s\n", cell(ch.ID), ch.Platform, kind, cell(ch.Title))
 	}
 	return exitOK
 }
@@ -316,4 +318,12 @@ func (a *app) forgetChannel(ctx context.Context, cf commonFlags, channel string,
 	}
 	fmt.Fprintf(a.stdout, "forgot channel %s: %d message(s), %d tick(s), %d action record(s)\n", channel, f.Messages, f.Ticks, f.Actions)
 	return exitOK
+}
+
+// cell is chat-supplied text (a title, an error naming a message) as one
+// table cell on a terminal: no escape sequences or control characters,
+// which could rewrite the screen, and no line breaks or tabs, which
+// would break the table.
+func cell(s string) string {
+	return strings.NewReplacer("\n", " ", "\t", " ").Replace(term.Printable(s))
 }
