@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -163,22 +164,38 @@ func New(opt Options) *Server {
 	return &Server{token: opt.Token, store: opt.Store, badges: opt.Badges, metrics: opt.Metrics, checks: opt.Checks, log: log}
 }
 
-// CheckAddr refuses an admin server reachable beyond loopback without a token.
+// MinTokenLength is the shortest admin token accepted for a server
+// reachable beyond loopback: a short one is guessed in minutes.
+const MinTokenLength = 16
+
+// CheckAddr refuses an admin server reachable beyond loopback without a
+// token, or with one shorter than MinTokenLength.
 func CheckAddr(addr, token string) error {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
 		return fmt.Errorf("AIRI_ADMIN_ADDR=%q: want host:port: %w", addr, err)
 	}
-	if token != "" {
+	if loopbackHost(host) {
 		return nil
 	}
-	if host == "localhost" {
-		return nil
+	if token == "" {
+		return fmt.Errorf("AIRI_ADMIN_ADDR=%q is reachable beyond this machine: set AIRI_ADMIN_TOKEN", addr)
 	}
-	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
-		return nil
+	if n := len([]rune(token)); n < MinTokenLength {
+		return fmt.Errorf("AIRI_ADMIN_TOKEN is %d characters, and AIRI_ADMIN_ADDR=%q is reachable beyond this machine: use at least %d (openssl rand -hex 16)", n, addr, MinTokenLength)
 	}
-	return fmt.Errorf("AIRI_ADMIN_ADDR=%q is reachable beyond this machine: set AIRI_ADMIN_TOKEN", addr)
+	return nil
+}
+
+// loopbackHost reports whether host names this machine only: localhost
+// (and names under .localhost) or a loopback address.
+func loopbackHost(host string) bool {
+	host = strings.TrimSuffix(strings.ToLower(host), ".")
+	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
+		return true
+	}
+	ip := net.ParseIP(strings.Trim(host, "[]"))
+	return ip != nil && ip.IsLoopback()
 }
 
 // Handler serves the admin server's pages and endpoints.
@@ -193,7 +210,27 @@ func (s *Server) Handler() http.Handler {
 	mux.Handle("GET /metrics", s.auth(promhttp.HandlerFor(s.metrics.reg, promhttp.HandlerOpts{})))
 	s.mountInspector(mux)
 	registerProfiles(mux, s.auth)
-	return mux
+	return s.loopbackOnly(mux)
+}
+
+// loopbackOnly refuses, when there is no token, a request whose Host is
+// not a loopback name or address: a server without a token listens on
+// loopback only, and a page on another site that rebinds its own name to
+// 127.0.0.1 would otherwise read the inspector through the browser.
+func (s *Server) loopbackOnly(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if s.token == "" {
+			host := r.Host
+			if h, _, err := net.SplitHostPort(host); err == nil {
+				host = h
+			}
+			if !loopbackHost(host) {
+				http.Error(w, "this admin server has no token and answers only to localhost or a loopback address, not Host "+fmt.Sprintf("%q", r.Host), http.StatusForbidden)
+				return
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
 }
 
 // Serve runs the admin server on ln until ctx ends.
