@@ -62,7 +62,7 @@ func (s *Scheduler) settings(ctx context.Context, id string, now time.Time) (att
 // with the mode an operator set for it ("/airi mode", stored as the
 // channel's control) in place of the configured one.
 func (s *Scheduler) attentionFor(ctx context.Context, id string) attention.Settings {
-	set := s.cfg.Attention.For(id)
+	set := s.withCurrentName(s.cfg.Attention.For(id))
 	if s.deps.Controls == nil {
 		return set
 	}
