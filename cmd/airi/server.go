@@ -112,6 +112,14 @@ func openServer(ctx context.Context, cfg config, log *zap.Logger, model planner.
 		},
 		Badges: admin.ChannelBadges(cfg.Attention, bot.Budget(), time.Now)})
 	bot.Go(func(ctx context.Context) error { return srv.Serve(ctx, s.ln) })
+	// "running" means the adapters are connected: a refused token fails
+	// the bot before it is logged.
+	bot.Go(func(ctx context.Context) error {
+		if bot.Connected(ctx) == nil {
+			log.Info("airi is running", zap.String("admin", s.adminAddr()), zap.Int("adapters", s.adapters), zap.String("bot", bot.Name()))
+		}
+		return nil
+	})
 	return s, nil
 }
 
