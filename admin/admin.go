@@ -136,7 +136,9 @@ type Server struct {
 	metrics *Metrics
 	// checks are the readiness checks of /readyz.
 	checks func(ctx context.Context) []Check
-	log    *zap.Logger
+	// facts are shown in the inspector's status strip after the checks.
+	facts func(ctx context.Context) Status
+	log   *zap.Logger
 }
 
 // Options are what the admin server shows.
@@ -152,6 +154,9 @@ type Options struct {
 	// Badges, when set, tells the channels page what else is known of a
 	// channel (its attention mode, its budget use).
 	Badges func(ctx context.Context, ch state.Channel) []inspector.Badge
+	// Status, when set, adds to the inspector's status strip what the
+	// checks do not say, and the banner while the model is failing.
+	Status func(ctx context.Context) Status
 	Logger *zap.Logger
 }
 
@@ -161,7 +166,7 @@ func New(opt Options) *Server {
 	if log == nil {
 		log = zap.NewNop()
 	}
-	return &Server{token: opt.Token, store: opt.Store, badges: opt.Badges, metrics: opt.Metrics, checks: opt.Checks, log: log}
+	return &Server{token: opt.Token, store: opt.Store, badges: opt.Badges, metrics: opt.Metrics, checks: opt.Checks, facts: opt.Status, log: log}
 }
 
 // MinTokenLength is the shortest admin token accepted for a server

@@ -24,7 +24,7 @@ import (
 // pages are embedded in the binary, so they fail to load only in a broken
 // build; the health and metrics endpoints keep working then.
 func (s *Server) mountInspector(mux *http.ServeMux) {
-	in, err := inspector.New(inspector.Options{Store: s.store, Logger: s.log.Named("inspector"), ChannelBadges: s.badges})
+	in, err := inspector.New(inspector.Options{Store: s.store, Logger: s.log.Named("inspector"), ChannelBadges: s.badges, Status: s.status})
 	if err != nil {
 		s.log.Error("the inspector's pages do not load", zap.Error(err))
 		mux.Handle("GET /", s.auth(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
