@@ -53,3 +53,14 @@ func TestStatusStripOnEveryPage(t *testing.T) {
 		t.Errorf("the sign-in form (status %d) shows the status strip:\n%s", resp.StatusCode, body)
 	}
 }
+
+func TestStatusStripAgreesWithTheBanner(t *testing.T) {
+	s := &Server{
+		checks: func(context.Context) []Check { return []Check{{Name: "model", OK: true, Detail: "serving"}} },
+		facts:  func(context.Context) Status { return Status{Alert: "The model is failing"} },
+	}
+	got := s.status(context.Background())
+	if len(got.Items) != 1 || got.Items[0].OK || got.Alert == "" {
+		t.Errorf("status while the model fails = %+v", got)
+	}
+}
