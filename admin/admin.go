@@ -215,7 +215,7 @@ func (s *Server) Handler() http.Handler {
 	mux.Handle("GET /metrics", s.auth(promhttp.HandlerFor(s.metrics.reg, promhttp.HandlerOpts{})))
 	s.mountInspector(mux)
 	registerProfiles(mux, s.auth)
-	return s.loopbackOnly(mux)
+	return mux
 }
 
 // loopbackOnly refuses, when there is no token, a request whose Host is
@@ -238,9 +238,10 @@ func (s *Server) loopbackOnly(next http.Handler) http.Handler {
 	})
 }
 
-// Serve runs the admin server on ln until ctx ends.
+// Serve runs the admin server on ln until ctx ends. Without a token it
+// answers only requests addressed to a loopback name or address.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
-	srv := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 5 * time.Second}
+	srv := &http.Server{Handler: s.loopbackOnly(s.Handler()), ReadHeaderTimeout: 5 * time.Second}
 	if err := ServeUntil(ctx, srv, ln, 2*time.Second); err != nil {
 		return fmt.Errorf("admin server: %w", err)
 	}
