@@ -85,6 +85,9 @@ type HandlerDeps struct {
 	Sender Sender
 	// BotName is the name the bot's own stored messages carry.
 	BotName string
+	// Name, when set, is asked for that name at each send instead of
+	// BotName, so that a renamed persona applies at once.
+	Name func() string
 	// Allowed, when non-nil, says whether the bot may act in a channel.
 	Allowed func(channelID string) bool
 	// SleepDefault is used when sleep has no duration [DefaultSleep];
@@ -346,4 +349,14 @@ func deref(r *Result) Result {
 		return Result{}
 	}
 	return *r
+}
+
+// botName is the name the bot's own stored messages carry now.
+func (d HandlerDeps) botName() string {
+	if d.Name != nil {
+		if n := d.Name(); n != "" {
+			return n
+		}
+	}
+	return d.BotName
 }

@@ -92,7 +92,7 @@ func (h *builtins) send(ctx context.Context, call Call) (Result, error) {
 		errText = sendErr.Error()
 	}
 	sent := state.Message{
-		ChannelID: ch.ID, PlatformID: platformID, SenderName: h.deps.BotName, Self: true,
+		ChannelID: ch.ID, PlatformID: platformID, SenderName: h.deps.botName(), Self: true,
 		Content: storedContent(content), ReplyTo: p.ReplyTo, Time: now, Read: true,
 	}
 	if err := h.deps.Store.RecordSent(bg, id, platformID, errText, sent); err != nil {

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -135,7 +136,9 @@ type Server struct {
 	metrics *Metrics
 	// checks are the readiness checks of /readyz.
 	checks func(ctx context.Context) []Check
-	log    *zap.Logger
+	// facts are shown in the inspector's status strip after the checks.
+	facts func(ctx context.Context) Status
+	log   *zap.Logger
 }
 
 // Options are what the admin server shows.
@@ -151,6 +154,9 @@ type Options struct {
 	// Badges, when set, tells the channels page what else is known of a
 	// channel (its attention mode, its budget use).
 	Badges func(ctx context.Context, ch state.Channel) []inspector.Badge
+	// Status, when set, adds to the inspector's status strip what the
+	// checks do not say, and the banner while the model is failing.
+	Status func(ctx context.Context) Status
 	Logger *zap.Logger
 }
 
@@ -160,25 +166,41 @@ func New(opt Options) *Server {
 	if log == nil {
 		log = zap.NewNop()
 	}
-	return &Server{token: opt.Token, store: opt.Store, badges: opt.Badges, metrics: opt.Metrics, checks: opt.Checks, log: log}
+	return &Server{token: opt.Token, store: opt.Store, badges: opt.Badges, metrics: opt.Metrics, checks: opt.Checks, facts: opt.Status, log: log}
 }
 
-// CheckAddr refuses an admin server reachable beyond loopback without a token.
+// MinTokenLength is the shortest admin token accepted for a server
+// reachable beyond loopback: a short one is guessed in minutes.
+const MinTokenLength = 16
+
+// CheckAddr refuses an admin server reachable beyond loopback without a
+// token, or with one shorter than MinTokenLength.
 func CheckAddr(addr, token string) error {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
 		return fmt.Errorf("AIRI_ADMIN_ADDR=%q: want host:port: %w", addr, err)
 	}
-	if token != "" {
+	if loopbackHost(host) {
 		return nil
 	}
-	if host == "localhost" {
-		return nil
+	if token == "" {
+		return fmt.Errorf("AIRI_ADMIN_ADDR=%q is reachable beyond this machine: set AIRI_ADMIN_TOKEN", addr)
 	}
-	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
-		return nil
+	if n := len([]rune(token)); n < MinTokenLength {
+		return fmt.Errorf("AIRI_ADMIN_TOKEN is %d characters, and AIRI_ADMIN_ADDR=%q is reachable beyond this machine: use at least %d (openssl rand -hex 16)", n, addr, MinTokenLength)
 	}
-	return fmt.Errorf("AIRI_ADMIN_ADDR=%q is reachable beyond this machine: set AIRI_ADMIN_TOKEN", addr)
+	return nil
+}
+
+// loopbackHost reports whether host names this machine only: localhost
+// (and names under .localhost) or a loopback address.
+func loopbackHost(host string) bool {
+	host = strings.TrimSuffix(strings.ToLower(host), ".")
+	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
+		return true
+	}
+	ip := net.ParseIP(strings.Trim(host, "[]"))
+	return ip != nil && ip.IsLoopback()
 }
 
 // Handler serves the admin server's pages and endpoints.
@@ -196,9 +218,30 @@ func (s *Server) Handler() http.Handler {
 	return mux
 }
 
-// Serve runs the admin server on ln until ctx ends.
+// loopbackOnly refuses, when there is no token, a request whose Host is
+// not a loopback name or address: a server without a token listens on
+// loopback only, and a page on another site that rebinds its own name to
+// 127.0.0.1 would otherwise read the inspector through the browser.
+func (s *Server) loopbackOnly(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if s.token == "" {
+			host := r.Host
+			if h, _, err := net.SplitHostPort(host); err == nil {
+				host = h
+			}
+			if !loopbackHost(host) {
+				http.Error(w, "this admin server has no token and answers only to localhost or a loopback address, not Host "+fmt.Sprintf("%q", r.Host), http.StatusForbidden)
+				return
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// Serve runs the admin server on ln until ctx ends. Without a token it
+// answers only requests addressed to a loopback name or address.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
-	srv := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 5 * time.Second}
+	srv := &http.Server{Handler: s.loopbackOnly(s.Handler()), ReadHeaderTimeout: 5 * time.Second}
 	if err := ServeUntil(ctx, srv, ln, 2*time.Second); err != nil {
 		return fmt.Errorf("admin server: %w", err)
 	}

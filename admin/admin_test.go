@@ -33,7 +33,11 @@ func TestCheckAdminAddr(t *testing.T) {
 		{"[::1]:7070", "", true},
 		{"0.0.0.0:7070", "", false},
 		{":7070", "", false},
-		{"0.0.0.0:7070", "secret", true},
+		{"0.0.0.0:7070", "secret", false},
+		{"0.0.0.0:7070", "0123456789abcde", false},
+		{"0.0.0.0:7070", "0123456789abcdef", true},
+		{"127.0.0.1:7070", "a", true},
+		{"app.localhost:7070", "", true},
 		{"nonsense", "", false},
 	}
 	for _, tt := range tests {

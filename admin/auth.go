@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"strings"
 	"time"
+	"unicode"
 
 	"go.uber.org/zap"
 
@@ -23,7 +24,7 @@ import (
 // pages are embedded in the binary, so they fail to load only in a broken
 // build; the health and metrics endpoints keep working then.
 func (s *Server) mountInspector(mux *http.ServeMux) {
-	in, err := inspector.New(inspector.Options{Store: s.store, Logger: s.log.Named("inspector"), ChannelBadges: s.badges})
+	in, err := inspector.New(inspector.Options{Store: s.store, Logger: s.log.Named("inspector"), ChannelBadges: s.badges, Status: s.status})
 	if err != nil {
 		s.log.Error("the inspector's pages do not load", zap.Error(err))
 		mux.Handle("GET /", s.auth(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -121,9 +122,22 @@ func (s *Server) auth(next http.Handler) http.Handler {
 }
 
 // localNext returns next when it is a path on this server, else "/": the
-// sign-in form never sends a browser elsewhere.
+// sign-in form never sends a browser elsewhere. Browsers drop tabs and
+// line breaks from a Location and read a backslash as a slash, so
+// "/<tab>/host" would become "//host"; next is checked as given and
+// after percent-decoding.
 func localNext(next string) string {
-	if !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || strings.HasPrefix(next, "/\\") {
+	decoded, err := url.PathUnescape(next)
+	if err != nil {
+		return "/"
+	}
+	for _, p := range []string{next, decoded} {
+		if !strings.HasPrefix(p, "/") || strings.HasPrefix(p, "//") ||
+			strings.ContainsRune(p, '\\') || strings.ContainsFunc(p, unicode.IsControl) {
+			return "/"
+		}
+	}
+	if u, err := url.Parse(next); err != nil || u.Scheme != "" || u.Host != "" || u.User != nil {
 		return "/"
 	}
 	return next

@@ -163,6 +163,7 @@ func (s *Source) Watch(ctx context.Context) error {
 		return fmt.Errorf("watch prompts %q: %w", s.dir, err)
 	}
 	s.startedOnce.Do(func() { close(s.started) })
+	s.logger.Info("watching prompt templates", zap.String("dir", s.dir))
 	timer := time.NewTimer(reloadDebounce)
 	timer.Stop()
 	defer timer.Stop()

@@ -110,7 +110,8 @@ func (c *chatCommands) handle(ctx context.Context, ch state.Channel, msg state.M
 		return false
 	}
 	reply := c.run(ctx, ch.ID, args)
-	c.log.Info("admin command", zap.String("channel", ch.ID), zap.String("sender", msg.SenderID), zap.Strings("args", args))
+	c.log.Info("admin command", zap.String("channel", ch.ID), zap.String("title", ch.Title),
+		zap.String("sender", msg.SenderID), zap.String("sender_name", msg.SenderName), zap.Strings("args", args))
 	if _, err := c.send(ctx, state.Outgoing{ChannelID: ch.ID, Content: reply}); err != nil && ctx.Err() == nil {
 		c.log.Warn("answer admin command", zap.String("channel", ch.ID), zap.Error(err))
 	}

@@ -190,7 +190,7 @@ func New(cfg Config, deps Deps) (_ *Bot, err error) {
 	b.name = BotName(cfg.BotName, b.prompts)
 	allowed := b.allowed()
 	b.reg, err = actions.NewBuiltinRegistry(actions.NewHandlers(actions.HandlerDeps{
-		Store: b.store, Sender: b.router, BotName: b.name, Allowed: allowed,
+		Store: b.store, Sender: b.router, BotName: b.name, Name: b.Name, Allowed: allowed,
 		SleepMax: cfg.SleepMax, MaxSendChars: cfg.MaxSendChars, MaxSendParts: cfg.MaxSendParts,
 		Now: b.now, Logger: b.log.Named("actions"),
 		// A read result is shown in the next request, beside new messages
@@ -233,6 +233,7 @@ func New(cfg Config, deps Deps) (_ *Bot, err error) {
 		Wakes:           cfg.Wakes,
 		Interrupt:       cfg.Interrupt,
 		BotName:         b.name,
+		Name:            b.Name,
 		Language:        cfg.Language,
 		SendUser:        cfg.SendUser,
 		Allowed:         allowed,
@@ -317,8 +318,15 @@ func attentionPolicy(p attention.Policy, botName string) *attention.Policy {
 	return out
 }
 
-// Name is the name the bot goes by.
-func (b *Bot) Name() string { return b.name }
+// Name is the name the bot goes by now: AIRI_BOT_NAME when set, else the
+// persona's name as the prompts hold it now, so that renaming the persona
+// while the bot runs applies from the next request.
+func (b *Bot) Name() string {
+	if b.cfg.BotName != "" || b.prompts == nil {
+		return b.name
+	}
+	return BotName("", b.prompts)
+}
 
 // Store is the bot's store.
 func (b *Bot) Store() state.Store { return b.store }

@@ -62,13 +62,13 @@ func (s *Scheduler) settings(ctx context.Context, id string, now time.Time) (att
 // with the mode an operator set for it ("/airi mode", stored as the
 // channel's control) in place of the configured one.
 func (s *Scheduler) attentionFor(ctx context.Context, id string) attention.Settings {
-	set := s.cfg.Attention.For(id)
+	set := s.withCurrentName(s.cfg.Attention.For(id))
 	if s.deps.Controls == nil {
 		return set
 	}
 	c, err := s.deps.Controls.ChannelControl(ctx, id)
 	if err != nil {
-		s.log.Warn("read channel control", zap.String("channel", id), zap.Error(err))
+		s.log.Warn("read channel control", s.chat(id), zap.Error(err))
 		return set
 	}
 	if c.Mode != "" {
@@ -83,7 +83,7 @@ func (s *Scheduler) budgetLevel(ctx context.Context, id string, now time.Time) b
 	}
 	lvl, err := s.deps.Budget.Level(ctx, id, now)
 	if err != nil {
-		s.log.Warn("read token budget", zap.String("channel", id), zap.Error(err))
+		s.log.Warn("read token budget", s.chat(id), zap.Error(err))
 	}
 	return lvl
 }
@@ -215,7 +215,7 @@ func (l *loop) holdForBudget(ctx context.Context, trig Trigger) {
 		ChannelID: l.id, Trigger: string(trig), Reason: attention.SkipBudget, Time: l.s.cfg.Now(),
 	})
 	if err != nil {
-		l.s.log.Warn("record a wake the budget refused", zap.String("channel", l.id), zap.Error(err))
+		l.s.log.Warn("record a wake the budget refused", l.s.chat(l.id), zap.Error(err))
 	}
 }
 
@@ -226,7 +226,7 @@ func (s *Scheduler) decided(ctx context.Context, m state.Message, decision strin
 		return
 	}
 	if err := s.deps.Store.SetDecision(ctx, []int64{m.ID}, decision); err != nil {
-		s.log.Warn("record the attention decision", zap.String("channel", m.ChannelID),
+		s.log.Warn("record the attention decision", s.chat(m.ChannelID),
 			zap.Int64("message", m.ID), zap.String("decision", decision), zap.Error(err))
 	}
 }
@@ -235,7 +235,7 @@ func (s *Scheduler) skipped(id, reason string) {
 	if s.deps.OnSkip != nil {
 		s.deps.OnSkip(id, reason)
 	}
-	s.log.Debug("not woken", zap.String("channel", id), zap.String("reason", reason))
+	s.log.Debug("not woken", s.chat(id), zap.String("reason", reason))
 }
 
 // estimate counts the tokens of text when the provider reported none.

@@ -143,7 +143,7 @@ func (t *tick) input(ctx context.Context) (planner.Input, error) {
 		Attention:     attn,
 		Notice:        notice,
 		Platform:      platform,
-		BotName:       s.cfg.BotName,
+		BotName:       s.botName(),
 		Language:      s.cfg.Language,
 		Channel:       ch,
 		History:       history,

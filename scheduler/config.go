@@ -94,6 +94,10 @@ type Config struct {
 	// LogContent logs the text of each message received; off, only its
 	// length is logged.
 	LogContent bool
+	// Name, when set, is asked for the bot's name at each request and each
+	// attention decision instead of BotName, so that a renamed persona
+	// applies from the next request on.
+	Name func() string
 }
 
 // Turn names the turn semantics a scheduler runs under: what ends a wake

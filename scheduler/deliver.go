@@ -45,7 +45,11 @@ func (s *Scheduler) Deliver(ctx context.Context, ch state.Channel, msg state.Mes
 		return err
 	}
 	if isNew && !msg.Self {
-		fields := []zap.Field{zap.String("channel", ch.ID), zap.String("sender", msg.SenderID), zap.Int("chars", utf8.RuneCountInString(msg.Content))}
+		fields := []zap.Field{s.chat(ch.ID), zap.String("sender", msg.SenderID)}
+		if msg.SenderName != "" {
+			fields = append(fields, zap.String("sender_name", msg.SenderName))
+		}
+		fields = append(fields, zap.Int("chars", utf8.RuneCountInString(msg.Content)))
 		if msg.Mentioned {
 			fields = append(fields, zap.Bool("mentioned", true))
 		}
@@ -108,7 +112,9 @@ func (s *Scheduler) store(ctx context.Context, ch state.Channel, changed bool, m
 			return stored, isNew, fmt.Errorf("deliver: store message: %w", err)
 		}
 	}
-	if changed {
+	// Also when unchanged: after a restart the cache starts empty, and
+	// the log lines of this channel name it by its title.
+	if t, ok := s.titles.get(ch.ID); changed || !ok || t != ch.Title {
 		s.titles.set(ch.ID, ch.Title)
 	}
 	return stored, isNew, nil

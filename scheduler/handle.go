@@ -58,7 +58,7 @@ func (t *tick) handle(ctx context.Context) error {
 		if pe := (*parse.Error)(nil); errors.As(perr, &pe) {
 			kind = pe.Kind()
 		}
-		s.log.Info("answer did not parse; the model is told why", zap.String("channel", l.id), zap.String("kind", kind), zap.Int("chars", len(content)))
+		s.log.Info("answer did not parse; the model is told why", s.chat(l.id), zap.String("kind", kind), zap.Int("chars", len(content)))
 		rec.ParseError = perr.Error()
 		out.res = actions.Result{Next: true, Text: "your answer was not a valid action: " + perr.Error()}
 		actRec.Name = "invalid"
@@ -117,7 +117,7 @@ func (s *Scheduler) logSend(channel string, res actions.Result) {
 		if !res.OK {
 			outcome = "partly sent"
 		}
-		s.log.Info("message sent", zap.String("channel", e.ChannelID), zap.String("outcome", outcome),
+		s.log.Info("message sent", s.chat(e.ChannelID), zap.String("outcome", outcome),
 			zap.Int("chars", utf8.RuneCountInString(e.Content)), zap.String("message", e.MessageID))
 	}
 	if sent {
@@ -130,7 +130,7 @@ func (s *Scheduler) logSend(channel string, res actions.Result) {
 	case res.OK:
 		outcome = "silent"
 	}
-	s.log.Info("message not sent", zap.String("channel", channel), zap.String("outcome", outcome), zap.String("result", firstLine(res.Text, 200)))
+	s.log.Info("message not sent", s.chat(channel), zap.String("outcome", outcome), zap.String("result", firstLine(res.Text, 200)))
 }
 
 // firstLine is the first line of s, cut to at most n bytes.

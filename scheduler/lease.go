@@ -32,7 +32,7 @@ func (s *Scheduler) Resume(ctx context.Context, channelID string) {
 		return
 	}
 	if err := s.recoverOutbox(ctx, func(id string) bool { return id == channelID }); err != nil {
-		s.log.Warn("recover outbox of a gained channel", zap.String("channel", channelID), zap.Error(err))
+		s.log.Warn("recover outbox of a gained channel", s.chat(channelID), zap.Error(err))
 	}
 	s.mu.Lock()
 	closed := s.closed

@@ -235,7 +235,7 @@ func (l *loop) finish(ctx context.Context, rep WakeReport) {
 		if has, err := l.hasUnread(ctx); err == nil && has {
 			unread = 1
 		} else if err != nil {
-			l.s.log.Warn("count unread after wake", zap.String("channel", l.id), zap.Error(err))
+			l.s.log.Warn("count unread after wake", l.s.chat(l.id), zap.Error(err))
 		}
 		return unread
 	}
@@ -270,7 +270,7 @@ func (l *loop) finish(ctx context.Context, rep WakeReport) {
 			l.dueTrigger = TriggerRearm
 		} else {
 			l.s.log.Info("wake ended on its iteration cap with messages unanswered; re-armed twice already, waiting for a new message",
-				zap.String("channel", l.id))
+				l.s.chat(l.id))
 		}
 	case !rep.Skipped && (l.s.cfg.Attention == nil || (l.att.want > l.att.served && !l.att.held)) && unreadLeft() > 0:
 		// Unread is left (beyond the display cap, or arrived late): the

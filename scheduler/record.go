@@ -29,7 +29,7 @@ func (t *tick) record(ctx context.Context) {
 	}
 	if len(res.Notes) > 0 && tickID > 0 {
 		if err := s.deps.Store.SetNoteTick(bg, res.Notes, tickID); err != nil {
-			s.log.Error("record the tick that wrote notes", zap.String("channel", t.l.id), zap.Error(err))
+			s.log.Error("record the tick that wrote notes", s.chat(t.l.id), zap.Error(err))
 		}
 	}
 }
@@ -47,15 +47,15 @@ func (s *Scheduler) recordEnd(ctx context.Context, act *state.ActionRecord, rec 
 		}
 		return id, act != nil
 	}
-	s.log.Warn("record the tick in one transaction; recording its parts one by one", zap.String("channel", rec.ChannelID), zap.Error(err))
+	s.log.Warn("record the tick in one transaction; recording its parts one by one", s.chat(rec.ChannelID), zap.Error(err))
 	if act != nil {
 		if _, err := s.deps.Store.AppendAction(ctx, *act); err != nil {
-			s.log.Error("record action", zap.String("channel", rec.ChannelID), zap.Error(err))
+			s.log.Error("record action", s.chat(rec.ChannelID), zap.Error(err))
 		} else {
 			actionStored = true
 		}
 		if err := s.deps.Store.TrimActions(ctx, rec.ChannelID, s.cfg.ActionKeep, s.cfg.ActionOver); err != nil {
-			s.log.Error("trim action history", zap.String("channel", rec.ChannelID), zap.Error(err))
+			s.log.Error("trim action history", s.chat(rec.ChannelID), zap.Error(err))
 		}
 	}
 	return s.record(ctx, rec), actionStored
@@ -65,7 +65,7 @@ func (s *Scheduler) recordEnd(ctx context.Context, act *state.ActionRecord, rec 
 func (s *Scheduler) record(ctx context.Context, rec state.Tick) int64 {
 	id, err := s.deps.Store.AddTick(ctx, rec)
 	if err != nil {
-		s.log.Error("record tick", zap.String("channel", rec.ChannelID), zap.Error(err))
+		s.log.Error("record tick", s.chat(rec.ChannelID), zap.Error(err))
 	}
 	if s.deps.OnTick != nil {
 		s.deps.OnTick(rec)

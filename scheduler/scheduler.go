@@ -173,7 +173,8 @@ func (s *Scheduler) Start(ctx context.Context) error {
 			return err
 		}
 		if wake {
-			s.log.Info("resuming channel with unread messages", zap.String("channel", id), zap.Int("unread", n))
+			_, _ = s.title(ctx, id) // for the log lines; the title is optional there
+			s.log.Info("resuming channel with unread messages", s.chat(id), zap.Int("unread", n))
 			s.loopFor(id).signal(TriggerRestart)
 		}
 	}
@@ -203,7 +204,7 @@ func (s *Scheduler) recoverOutbox(ctx context.Context, channel func(id string) b
 		if _, err := s.deps.Store.AppendAction(ctx, state.ActionRecord{ChannelID: e.ChannelID, Name: actions.NameSendMessage, Result: text, Time: s.cfg.Now()}); err != nil {
 			return fmt.Errorf("record unknown send: %w", err)
 		}
-		s.log.Warn("send of unknown outcome after restart; not repeated", zap.String("channel", e.ChannelID), zap.Int64("outbox", e.ID))
+		s.log.Warn("send of unknown outcome after restart; not repeated", s.chat(e.ChannelID), zap.Int64("outbox", e.ID))
 	}
 	return nil
 }

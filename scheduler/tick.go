@@ -142,7 +142,7 @@ func (t *tick) run(ctx context.Context) tickOutcome {
 			return t.fail(ctx, &stepError{stepBudget, err})
 		}
 		if !ok {
-			s.log.Info("token budget used up: no model call; unread messages wait for the budget", zap.String("channel", l.id))
+			s.log.Info("token budget used up: no model call; unread messages wait for the budget", s.chat(l.id))
 			w.budget = true
 			l.holdForBudget(ctx, w.trigger)
 			return tickOutcome{}
@@ -161,7 +161,7 @@ func (t *tick) run(ctx context.Context) tickOutcome {
 		cause := errors.Unwrap(err)
 		w.shrink++
 		s.log.Warn("the model refused the request as longer than its context; retrying once with half the history (lower AIRI_PROMPT_MAX_TOKENS to avoid this)",
-			zap.String("channel", l.id), zap.Int("estimated_tokens", t.tokens), zap.Int("shrink", w.shrink), zap.Error(cause))
+			s.chat(l.id), zap.Int("estimated_tokens", t.tokens), zap.Int("shrink", w.shrink), zap.Error(cause))
 		t.rec.ModelError = fmt.Sprintf("%s: %v", stepCall, cause)
 		s.record(ctx, t.rec)
 		t.rec = t.newRecord()
@@ -220,7 +220,7 @@ func (t *tick) fail(ctx context.Context, err error) tickOutcome {
 	if stepOf(err) == stepCall {
 		s.model.observe(t.l.id, err)
 	} else {
-		s.log.Error("tick failed", zap.String("channel", t.l.id), zap.Error(err))
+		s.log.Error("tick failed", s.chat(t.l.id), zap.Error(err))
 	}
 	s.record(ctx, t.rec)
 	return tickOutcome{err: err}

@@ -88,7 +88,7 @@ func (l *loop) wake(ctx context.Context, trig Trigger) WakeReport {
 		trig == TriggerRetry, trig == TriggerBudgetResume:
 		unread, err := l.hasUnread(ctx)
 		if err != nil {
-			s.log.Warn("count unread before wake", zap.String("channel", l.id), zap.Error(err))
+			s.log.Warn("count unread before wake", s.chat(l.id), zap.Error(err))
 			rep.ModelFailed = true
 			return rep
 		}
@@ -176,7 +176,7 @@ func (l *loop) paused(ctx context.Context, trig Trigger) (WakeReport, bool) {
 	}
 	c, err := s.deps.Controls.ChannelControl(ctx, l.id)
 	if err != nil {
-		s.log.Warn("read channel control before wake", zap.String("channel", l.id), zap.Error(err))
+		s.log.Warn("read channel control before wake", s.chat(l.id), zap.Error(err))
 		return rep, false
 	}
 	now := s.cfg.Now()
@@ -185,7 +185,7 @@ func (l *loop) paused(ctx context.Context, trig Trigger) (WakeReport, bool) {
 	}
 	rep.Skipped = true
 	rep.PausedUntil = c.PausedUntil
-	fields := []zap.Field{zap.String("channel", l.id), zap.String("reason", "paused by an operator"), zap.String("trigger", string(trig))}
+	fields := []zap.Field{s.chat(l.id), zap.String("reason", "paused by an operator"), zap.String("trigger", string(trig))}
 	if !c.PausedUntil.IsZero() {
 		fields = append(fields, zap.Time("until", c.PausedUntil))
 	}
@@ -197,7 +197,7 @@ func (l *loop) paused(ctx context.Context, trig Trigger) (WakeReport, bool) {
 	if _, err := s.deps.Store.AddSkippedWake(ctx, state.SkippedWake{
 		ChannelID: l.id, Trigger: string(trig), Reason: skipPaused, Time: now,
 	}); err != nil {
-		s.log.Warn("record a wake skipped for a pause", zap.String("channel", l.id), zap.Error(err))
+		s.log.Warn("record a wake skipped for a pause", s.chat(l.id), zap.Error(err))
 	}
 	return rep, true
 }
@@ -216,7 +216,7 @@ func (l *loop) next(ctx context.Context, out tickOutcome, unanswered bool) bool 
 	fresh, err := l.arrivedSince(ctx, out.watermark)
 	if err != nil {
 		// Another call is the safe side: the model sees what is new.
-		l.s.log.Warn("check for messages that arrived during the tick", zap.String("channel", l.id), zap.Error(err))
+		l.s.log.Warn("check for messages that arrived during the tick", l.s.chat(l.id), zap.Error(err))
 		return true
 	}
 	return fresh

@@ -52,6 +52,8 @@ type Options struct {
 	// ChannelBadges, when set, returns what else is known of a channel
 	// (paused, attention mode, budget use) for the channels page.
 	ChannelBadges func(ctx context.Context, ch state.Channel) []Badge
+	// Status, when set, fills the status strip of every page.
+	Status func(ctx context.Context) Status
 	// PageSize is the number of timeline items per page [50].
 	PageSize int
 	// LiveInterval is how often, in milliseconds, a live timeline asks
@@ -155,11 +157,17 @@ type page struct {
 	// Query and Outcome fill the search form in the header.
 	Query, Outcome string
 	Body           any
+	// Status is the strip at the top; nil shows none (the sign-in form).
+	Status *Status
 }
 
 // render executes a page into a buffer first, so a failing template gives
 // a clean error instead of half a page.
 func (in *Inspector) render(w http.ResponseWriter, r *http.Request, name string, p page) {
+	if in.opts.Status != nil && p.Nav != "login" {
+		st := in.opts.Status(r.Context())
+		p.Status = &st
+	}
 	var buf bytes.Buffer
 	if err := in.pages[name].ExecuteTemplate(&buf, "layout.html", p); err != nil {
 		in.log.Error("render inspector page", zap.String("page", name), zap.String("path", r.URL.Path), zap.Error(err))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"time"
 
 	"go.uber.org/zap"
@@ -13,6 +14,7 @@ import (
 	"github.com/airi-go/airi/planner/openai"
 	"github.com/airi-go/airi/prompts"
 	"github.com/airi-go/airi/runtime"
+	"github.com/airi-go/airi/state"
 )
 
 // shutdownGrace bounds how long in-flight ticks may take to stop.
@@ -71,12 +73,27 @@ func (a *app) cmdChat(ctx context.Context, args []string) int {
 	cf.register(fs)
 	channel := fs.String("channel", "console", "channel id of the conversation")
 	user := fs.String("user", "you", "your name in the conversation")
+	logFile := fs.String("log", "", "on a terminal, write the logs to this file (otherwise only warnings and errors are shown)")
 	if code, ok := a.parseFlags(fs, args); !ok {
 		return code
 	}
 	cfg, log, code := a.setup("chat", cf)
 	if code != exitOK {
 		return code
+	}
+	// On a terminal the conversation has the screen: a prompt, the
+	// thinking line, and only the logs that need a person.
+	var screen *chatScreen
+	var logsLine string
+	if streamIsTerminal(a.stdin) && streamIsTerminal(a.stderr) {
+		screen = newChatScreen(a.stderr, *user, func() string { return cfg.BotName })
+		var closeLog func()
+		var err error
+		if log, closeLog, logsLine, err = chatLogger(cfg, *logFile, screen); err != nil {
+			fmt.Fprintln(a.stderr, "airi chat:", err)
+			return exitUsage
+		}
+		defer closeLog()
 	}
 	defer func() { _ = log.Sync() }()
 	if err := cfg.requireModel(); err != nil {
@@ -106,11 +123,18 @@ func (a *app) cmdChat(ctx context.Context, args []string) int {
 		return exitFailure
 	}
 	botName := runtime.BotName(cfg.BotName, src)
-	con := console.New(console.Config{ChannelID: *channel, User: *user, BotName: botName}, a.stdin, a.stdout, log)
+	in := a.stdin
+	if screen != nil {
+		in = &promptReader{r: a.stdin, screen: screen}
+	}
+	con := console.New(console.Config{ChannelID: *channel, User: *user, BotName: botName}, in, a.stdout, log)
 	var out runtime.Sender = con
-	interactive := readerIsTerminal(a.stdin)
-	if interactive && isTerminal(a.stderr) {
-		out = &typingConsole{Adapter: con, w: a.stderr, bot: botName}
+	var onTick func(state.Tick)
+	interactive := streamIsTerminal(a.stdin)
+	if screen != nil {
+		out = &screenConsole{Adapter: con, screen: screen}
+		onTick = screen.tick
+		screen.bot = func() string { return botName }
 	}
 	fatal := make(chan error, 1)
 	rc := cfg.runtime()
@@ -118,7 +142,7 @@ func (a *app) cmdChat(ctx context.Context, args []string) int {
 	// The terminal's bot keeps every record: retention is the running bot's.
 	rc.TickRetention, rc.MessageRetention = 0, 0
 	rt, err := runtime.New(rc, runtime.Deps{
-		Model: model, Store: store, Prompts: src, Logger: log,
+		Model: model, Store: store, Prompts: src, Logger: log, OnTick: onTick,
 		// The console is read below, by chatUntilIdle.
 		Adapters: []runtime.Adapter{{Sender: out}},
 		OnFatal: func(err error) {
@@ -132,8 +156,12 @@ func (a *app) cmdChat(ctx context.Context, args []string) int {
 		fmt.Fprintln(a.stderr, "airi chat:", err)
 		return openFailureCode(err)
 	}
-	if interactive && isTerminal(a.stderr) {
+	if screen != nil {
+		screen.bot = rt.Name
 		fmt.Fprintln(a.stderr, chatBanner(cfg, rt.Name()))
+		fmt.Fprintln(a.stderr, logsLine)
+		screen.showPrompt()
+		defer screen.close()
 	}
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -147,7 +175,12 @@ func (a *app) cmdChat(ctx context.Context, args []string) int {
 		// A person at the terminal decides when to stop.
 		giveUp = 0
 	}
-	code = a.chatUntilIdle(ctx, runCtx, rt, con, fatal, giveUp)
+	// The lines chatUntilIdle ends with go on a clean line of the screen.
+	var errw io.Writer = a.stderr
+	if screen != nil {
+		errw = screen
+	}
+	code = a.chatUntilIdle(ctx, runCtx, rt, con, fatal, giveUp, errw)
 	closeCtx, done := context.WithTimeout(context.WithoutCancel(ctx), shutdownGrace)
 	defer done()
 	cancel()
@@ -165,7 +198,7 @@ func (a *app) cmdChat(ctx context.Context, args []string) int {
 // model call has failed for that long. The input reader is not waited
 // for: a terminal read cannot be interrupted, and the process ends after
 // this.
-func (a *app) chatUntilIdle(ctx, runCtx context.Context, rt *runtime.Bot, con *console.Adapter, fatal <-chan error, giveUp time.Duration) int {
+func (a *app) chatUntilIdle(ctx, runCtx context.Context, rt *runtime.Bot, con *console.Adapter, fatal <-chan error, giveUp time.Duration, errw io.Writer) int {
 	inputDone := make(chan error, 1)
 	go func() { inputDone <- con.Run(runCtx, rt.Inbox(console.Name)) }()
 	idle := make(chan error, 1)
@@ -180,22 +213,22 @@ func (a *app) chatUntilIdle(ctx, runCtx context.Context, rt *runtime.Bot, con *c
 		select {
 		case err := <-inputDone:
 			if err != nil {
-				fmt.Fprintln(a.stderr, "airi chat:", err)
+				fmt.Fprintln(errw, "airi chat:", err)
 				return exitFailure
 			}
 			go func() { idle <- rt.Scheduler().WaitIdle(runCtx) }()
 		case err := <-idle:
 			if err != nil && ctx.Err() == nil {
-				fmt.Fprintln(a.stderr, "airi chat:", err)
+				fmt.Fprintln(errw, "airi chat:", err)
 				return exitFailure
 			}
 			return exitOK
 		case err := <-fatal:
-			fmt.Fprintf(a.stderr, "airi chat: the model failed: %v%s\n", err, unreadReport(context.WithoutCancel(ctx), rt, channel))
+			fmt.Fprintf(errw, "airi chat: the model failed: %v%s\n", err, unreadReport(context.WithoutCancel(ctx), rt, channel))
 			return exitFailure
 		case now := <-check:
 			if line, ok := gaveUp(rt, giveUp, now); ok {
-				fmt.Fprintf(a.stderr, "airi chat: %s%s\n", line, unreadReport(context.WithoutCancel(ctx), rt, channel))
+				fmt.Fprintf(errw, "airi chat: %s%s\n", line, unreadReport(context.WithoutCancel(ctx), rt, channel))
 				return exitFailure
 			}
 		case <-ctx.Done():

@@ -14,10 +14,13 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/airi-go/airi/actions"
+	"github.com/airi-go/airi/adapters/satori"
+	"github.com/airi-go/airi/adapters/telegram"
 	"github.com/airi-go/airi/planner"
 	"github.com/airi-go/airi/planner/openai"
 	"github.com/airi-go/airi/planner/parse"
 	"github.com/airi-go/airi/prompts"
+	"github.com/airi-go/airi/runtime"
 	"github.com/airi-go/airi/state"
 	"github.com/airi-go/airi/state/postgres"
 	"github.com/airi-go/airi/state/sqlite"
@@ -160,6 +163,9 @@ func runChecks(ctx context.Context, cfg config, log *zap.Logger, callModel bool)
 			names += ad.Name()
 		}
 		add("adapters", nil, names)
+		for _, ad := range adapters {
+			out = append(out, checkIdentity(ctx, ad))
+		}
 	}
 	add("admin", checkAdminAddr(cfg.AdminAddr, cfg.AdminToken), "admin server on "+cfg.AdminAddr)
 
@@ -199,6 +205,45 @@ func runChecks(ctx context.Context, cfg config, log *zap.Logger, callModel bool)
 	}
 	out = append(out, c)
 	return out, probe
+}
+
+// identityTimeout bounds one identity call of config check, so a server
+// that accepts the connection and never answers fails the check.
+const identityTimeout = 15 * time.Second
+
+// checkIdentity asks the platform who the bot is, as airi run does when it
+// connects: Telegram's getMe and Satori's login. A refused token or an
+// unreachable server fails the check, naming the settings to look at.
+func checkIdentity(ctx context.Context, ad runtime.Adapter) check {
+	ctx, cancel := context.WithTimeout(ctx, identityTimeout)
+	defer cancel()
+	c := check{Name: ad.Name()}
+	var err error
+	var settings string
+	switch a := ad.Sender.(type) {
+	case *telegram.Adapter:
+		settings = "TELEGRAM_BOT_TOKEN"
+		if err = a.Connect(ctx); err == nil {
+			_, username := a.Me()
+			c.Detail = "getMe answered @" + username
+		} else if !errors.Is(err, telegram.ErrUnauthorized) {
+			settings = "TELEGRAM_BOT_TOKEN and TELEGRAM_API_BASE_URL"
+		}
+	case *satori.Adapter:
+		settings = "SATORI_TOKEN and SATORI_WS_URL"
+		if err = a.Check(ctx); err == nil {
+			c.Detail = "logged in and out"
+		}
+	default:
+		c.OK, c.Warning, c.Detail = true, true, "no identity check for this adapter"
+		return c
+	}
+	if err != nil {
+		c.Detail = fmt.Sprintf("check %s: %v", settings, err)
+		return c
+	}
+	c.OK = true
+	return c
 }
 
 // checkDatabase opens the configured database read-only, or checks that

@@ -57,7 +57,6 @@ func (a *app) cmdRun(ctx context.Context, args []string) int {
 	// bot never needs again: give its pages back to the system now rather
 	// than when the scavenger gets to them.
 	debug.FreeOSMemory()
-	log.Info("airi is running", zap.String("admin", srv.adminAddr()), zap.Int("adapters", srv.adapters), zap.String("bot", srv.bot.Name()))
 	err = srv.Wait()
 	if ctx.Err() != nil {
 		log.Info("shutting down")

@@ -110,8 +110,23 @@ func openServer(ctx context.Context, cfg config, log *zap.Logger, model planner.
 			}
 			return out
 		},
+		Status: func(ctx context.Context) admin.Status {
+			st := admin.Status{Alert: bot.Alert()}
+			for _, c := range bot.Status(ctx) {
+				st.Facts = append(st.Facts, admin.Check(c))
+			}
+			return st
+		},
 		Badges: admin.ChannelBadges(cfg.Attention, bot.Budget(), time.Now)})
 	bot.Go(func(ctx context.Context) error { return srv.Serve(ctx, s.ln) })
+	// "running" means the adapters are connected: a refused token fails
+	// the bot before it is logged.
+	bot.Go(func(ctx context.Context) error {
+		if bot.Connected(ctx) == nil {
+			log.Info("airi is running", zap.String("admin", s.adminAddr()), zap.Int("adapters", s.adapters), zap.String("bot", bot.Name()))
+		}
+		return nil
+	})
 	return s, nil
 }
 
