@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/airi-go/airi/internal/settings"
 )
 
 func envOf(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
@@ -180,7 +182,7 @@ func TestSettingsTable(t *testing.T) {
 				t.Fatal("no probe value for this per-channel setting")
 			}
 			c := def
-			if err := s.apply(&c, value{text: probe}); err != nil {
+			if err := s.apply(&c, settings.FromText(probe)); err != nil {
 				t.Fatal(err)
 			}
 			if reflect.DeepEqual(c.Attention.Default, def.Attention.Default) && c.ChannelBudgetDay == def.ChannelBudgetDay {

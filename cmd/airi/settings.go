@@ -10,6 +10,7 @@ import (
 
 	"github.com/airi-go/airi/actions"
 	"github.com/airi-go/airi/adapters/telegram"
+	"github.com/airi-go/airi/internal/settings"
 	"github.com/airi-go/airi/planner"
 	"github.com/airi-go/airi/planner/openai"
 	"github.com/airi-go/airi/scheduler"
@@ -36,14 +37,14 @@ type setting struct {
 	// channels: in the YAML file.
 	channel bool
 	// parse reads a value into its field of the config. Its errors say
-	// what was wanted; describe adds the name and the value.
-	parse func(*config, value) error
+	// what was wanted; settings.Describe adds the name and the value.
+	parse settings.Parse[config]
 }
 
 // apply parses v into c and reports a problem as a line naming the setting.
 func (s setting) apply(c *config, v value) error {
 	if err := s.parse(c, v); err != nil {
-		return s.describe(v, err)
+		return settings.Describe(s.name, v, err)
 	}
 	return nil
 }
@@ -260,29 +261,12 @@ func checkDatabaseURL(s string) error {
 }
 
 func temperature(c *config, v value) error {
-	refused := want("want a number from 0 to 2")
-	var f float64
-	switch {
-	case v.typed("!!float", "!!int"):
-		if err := v.node.Decode(&f); err != nil {
-			return refused
-		}
-	default:
-		s, ok := v.scalar()
-		if !ok || (v.node != nil && !v.typed("!!str")) {
-			return refused
-		}
-		if strings.TrimSpace(s) == "" {
-			return nil
-		}
-		x, err := strconv.ParseFloat(strings.TrimSpace(s), 32)
-		if err != nil {
-			return refused
-		}
-		f = x
+	f, empty, ok := settings.ReadFloat(v)
+	if empty {
+		return nil
 	}
-	if f < 0 || f > 2 {
-		return refused
+	if !ok || f < 0 || f > 2 {
+		return want("want a number from 0 to 2")
 	}
 	t := float32(f)
 	c.LLMTemperature = &t
@@ -290,7 +274,7 @@ func temperature(c *config, v value) error {
 }
 
 func leaseTTL(c *config, v value) error {
-	d, ok := readDuration(v)
+	d, ok := settings.ReadDuration(v)
 	if !ok || d <= 0 {
 		return want("want a positive Go duration such as 800ms, 30s or 2m")
 	}
@@ -304,14 +288,14 @@ func leaseTTL(c *config, v value) error {
 // wakes reads AIRI_WAKE_CONCURRENCY; empty leaves the default, which
 // follows AIRI_MODEL_CONCURRENCY.
 func wakes(c *config, v value) error {
-	if s, ok := v.scalar(); ok && strings.TrimSpace(s) == "" {
+	if s, ok := v.Scalar(); ok && strings.TrimSpace(s) == "" {
 		return nil
 	}
 	return whole(func(c *config) *int { return &c.Wakes }, 1)(c, v)
 }
 
 func groupMode(c *config, v value) error {
-	s, ok := v.scalar()
+	s, ok := v.Scalar()
 	m := attention.Mode(strings.ToLower(strings.TrimSpace(s)))
 	if !ok || m.Validate() != nil {
 		return want("want ambient, addressed or all")
@@ -321,7 +305,7 @@ func groupMode(c *config, v value) error {
 }
 
 func aliases(c *config, v value) error {
-	words, ok := v.list()
+	words, ok := v.List()
 	if !ok {
 		return want("want a comma list or a YAML list of words")
 	}
@@ -330,9 +314,9 @@ func aliases(c *config, v value) error {
 }
 
 // gap is an attention duration: zero or more.
-func gap(target func(*config) *time.Duration) func(*config, value) error {
+func gap(target func(*config) *time.Duration) settings.Parse[config] {
 	return func(c *config, v value) error {
-		d, ok := readDuration(v)
+		d, ok := settings.ReadDuration(v)
 		if !ok || d < 0 {
 			return want("want a Go duration such as 0s, 30s or 10m")
 		}
@@ -342,7 +326,7 @@ func gap(target func(*config) *time.Duration) func(*config, value) error {
 }
 
 func admins(c *config, v value) error {
-	items, ok := v.list()
+	items, ok := v.List()
 	if !ok {
 		return want("want a comma list or a YAML list of ids")
 	}
@@ -354,7 +338,7 @@ func admins(c *config, v value) error {
 			continue
 		}
 		if p, u, ok := strings.Cut(id, ":"); !ok || p == "" || u == "" {
-			errs = append(errs, &wantError{want: "want platform-qualified user ids such as telegram:123456789,qq:10001", item: &id})
+			errs = append(errs, &settings.WantError{Want: "want platform-qualified user ids such as telegram:123456789,qq:10001", Item: &id})
 			continue
 		}
 		ids = append(ids, id)
@@ -363,7 +347,7 @@ func admins(c *config, v value) error {
 	return errors.Join(errs...)
 }
 
-func retention(target func(*config) *time.Duration) func(*config, value) error {
+func retention(target func(*config) *time.Duration) settings.Parse[config] {
 	return custom(target, func(s string) (time.Duration, error) {
 		d, err := parseRetention(s)
 		if err != nil {
