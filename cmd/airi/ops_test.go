@@ -79,7 +79,7 @@ func TestStatusAndChannelCommands(t *testing.T) {
 		t.Fatalf("status: %d %s", code, errOut)
 	}
 	var got struct {
-		Channels []channelStatus `json:"channels"`
+		Channels []runtime.ChannelStatus `json:"channels"`
 	}
 	if err := json.Unmarshal([]byte(out), &got); err != nil {
 		t.Fatal(err)

@@ -17,23 +17,6 @@ import (
 	"github.com/airi-go/airi/state/sqlite"
 )
 
-// channelStatus is one line of `airi status`.
-type channelStatus struct {
-	ID          string             `json:"id"`
-	Title       string             `json:"title,omitempty"`
-	Platform    string             `json:"platform"`
-	Group       bool               `json:"group"`
-	Unread      int                `json:"unread"`
-	LastTick    *state.TickSummary `json:"lastTick"`
-	LastError   string             `json:"lastError,omitempty"`
-	LastErrorAt time.Time          `json:"lastErrorAt,omitzero"`
-	Paused      bool               `json:"paused"`
-	PausedUntil time.Time          `json:"pausedUntil,omitzero"`
-	Mode        string             `json:"mode,omitempty"`
-	// TokensToday are the tokens spent since midnight UTC.
-	TokensToday int `json:"tokensToday"`
-}
-
 // opsFlags are the flags of the commands that read or change the
 // database of a bot that may be running.
 type opsFlags struct {
@@ -104,39 +87,6 @@ func openOps(ctx context.Context, cfg config, log *zap.Logger, write bool) (stat
 	return s, nil
 }
 
-// statuses gathers every channel's status.
-func statuses(ctx context.Context, st state.Store, now time.Time) ([]channelStatus, error) {
-	chans, err := st.Channels(ctx)
-	if err != nil {
-		return nil, err
-	}
-	counts, err := st.UnreadCounts(ctx)
-	if err != nil {
-		return nil, err
-	}
-	ctls, err := st.ChannelControls(ctx)
-	if err != nil {
-		return nil, err
-	}
-	act, err := st.Activity(ctx, runtime.StartOfDay(now))
-	if err != nil {
-		return nil, err
-	}
-	out := make([]channelStatus, 0, len(chans))
-	for _, ch := range chans {
-		c := ctls[ch.ID]
-		a := act[ch.ID]
-		cs := channelStatus{ID: ch.ID, Title: ch.Title, Platform: ch.Platform, Group: ch.Group, Unread: counts[ch.ID],
-			LastTick: a.LastTick, LastError: a.LastError, LastErrorAt: a.LastErrorAt,
-			Paused: c.PausedAt(now), Mode: c.Mode, TokensToday: a.Tokens}
-		if cs.Paused {
-			cs.PausedUntil = c.PausedUntil
-		}
-		out = append(out, cs)
-	}
-	return out, nil
-}
-
 func (a *app) cmdStatus(ctx context.Context, args []string) int {
 	of, cfg, log, rest, code, ok := a.opsSetup("status", args, true, nil)
 	if !ok {
@@ -154,14 +104,14 @@ func (a *app) cmdStatus(ctx context.Context, args []string) int {
 	}
 	defer st.Close()
 	now := time.Now()
-	list, err := statuses(ctx, st, now)
+	list, err := runtime.Statuses(ctx, st, now)
 	if err != nil {
 		fmt.Fprintln(a.stderr, "airi status:", err)
 		return exitFailure
 	}
 	if of.json {
 		_ = json.NewEncoder(a.stdout).Encode(struct {
-			Channels []channelStatus `json:"channels"`
+			Channels []runtime.ChannelStatus `json:"channels"`
 		}{list})
 		return exitOK
 	}
