@@ -13,8 +13,6 @@ import (
 
 	"github.com/airi-go/airi/runtime"
 	"github.com/airi-go/airi/state"
-	"github.com/airi-go/airi/state/postgres"
-	"github.com/airi-go/airi/state/sqlite"
 )
 
 // opsFlags are the flags of the commands that read or change the
@@ -55,36 +53,6 @@ func (a *app) opsSetup(name string, args []string, withJSON bool, extra func(fs 
 		return of, cfg, nil, nil, code, false
 	}
 	return of, cfg, log, positional, exitOK, true
-}
-
-// openOps opens the configured database for operator commands. On SQLite
-// they run beside a bot that holds the process lock: their reads and
-// short writes are SQLite transactions (WAL mode lets them in), and the
-// bot reads what they change at its next wake. write opens for writing.
-func openOps(ctx context.Context, cfg config, log *zap.Logger, write bool) (state.Store, error) {
-	if err := storeExists(cfg); err != nil {
-		return nil, err
-	}
-	if cfg.DatabaseURL != "" {
-		s, err := postgres.Open(ctx, cfg.DatabaseURL, log, postgres.Options{})
-		if err != nil {
-			return nil, fmt.Errorf("open database at DATABASE_URL: %w", err)
-		}
-		return s, nil
-	}
-	var (
-		s   *sqlite.Store
-		err error
-	)
-	if write {
-		s, err = sqlite.OpenShared(ctx, cfg.DBPath, log)
-	} else {
-		s, err = sqlite.OpenReadOnly(ctx, cfg.DBPath, log)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("open database %s: %w", cfg.DBPath, err)
-	}
-	return s, nil
 }
 
 func (a *app) cmdStatus(ctx context.Context, args []string) int {
