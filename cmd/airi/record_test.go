@@ -271,7 +271,7 @@ func (r *recording) wake(trigger scheduler.Trigger) {
 // export writes the recorded sessions as airi ticks export does.
 func (r *recording) export() []byte {
 	var b bytes.Buffer
-	if _, err := exportSessions(r.ctx, r.store, r.cfg, state.TickFilter{}, &b); err != nil {
+	if _, err := runtime.ExportSessions(r.ctx, r.store, r.cfg.runtime(), state.TickFilter{}, &b); err != nil {
 		r.t.Fatal(err)
 	}
 	return b.Bytes()
