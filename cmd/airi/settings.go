@@ -228,19 +228,6 @@ func settingNames(channelOnly bool) []string {
 	return out
 }
 
-// durationText writes d as it is written in the settings: 1m rather than
-// 1m0s.
-func durationText(d time.Duration) string {
-	s := d.String()
-	if strings.HasSuffix(s, "m0s") {
-		s = strings.TrimSuffix(s, "0s")
-	}
-	if strings.HasSuffix(s, "h0m") {
-		s = strings.TrimSuffix(s, "0m")
-	}
-	return s
-}
-
 func checkPromptsDir(dir string) error {
 	if dir == "" {
 		return nil
@@ -313,18 +300,6 @@ func aliases(c *config, v value) error {
 	return nil
 }
 
-// gap is an attention duration: zero or more.
-func gap(target func(*config) *time.Duration) settings.Parse[config] {
-	return func(c *config, v value) error {
-		d, ok := settings.ReadDuration(v)
-		if !ok || d < 0 {
-			return want("want a Go duration such as 0s, 30s or 10m")
-		}
-		*target(c) = d
-		return nil
-	}
-}
-
 func admins(c *config, v value) error {
 	items, ok := v.List()
 	if !ok {
@@ -345,49 +320,4 @@ func admins(c *config, v value) error {
 	}
 	c.Admins = ids
 	return errors.Join(errs...)
-}
-
-func retention(target func(*config) *time.Duration) settings.Parse[config] {
-	return custom(target, func(s string) (time.Duration, error) {
-		d, err := parseRetention(s)
-		if err != nil {
-			return 0, want("want a duration such as 30d, 12h or 90m, or forever")
-		}
-		return d, nil
-	})
-}
-
-// parseTokens reads a token count: a whole number, "none" or "0" for no budget.
-func parseTokens(s string) (int64, error) {
-	s = strings.TrimSpace(s)
-	if s == "" || strings.EqualFold(s, "none") {
-		return 0, nil
-	}
-	n, err := strconv.ParseInt(s, 10, 64)
-	if err != nil || n < 0 {
-		return 0, want("want a whole number of tokens, or none")
-	}
-	return n, nil
-}
-
-// parseRetention reads a retention period: a Go duration ("12h", "90m"),
-// a number of days ("30d"), or "forever" (also "0" or "off"), which is 0.
-func parseRetention(s string) (time.Duration, error) {
-	s = strings.TrimSpace(strings.ToLower(s))
-	switch s {
-	case "forever", "0", "off", "never":
-		return 0, nil
-	}
-	if days, ok := strings.CutSuffix(s, "d"); ok {
-		n, err := strconv.Atoi(days)
-		if err != nil || n <= 0 {
-			return 0, fmt.Errorf("retention %q: want a positive number of days", s)
-		}
-		return time.Duration(n) * 24 * time.Hour, nil
-	}
-	d, err := time.ParseDuration(s)
-	if err != nil || d <= 0 {
-		return 0, fmt.Errorf("retention %q: want a positive duration", s)
-	}
-	return d, nil
 }

@@ -44,5 +44,15 @@ func custom[T any](target func(*config) *T, read func(string) (T, error)) settin
 	return settings.Custom(target, read)
 }
 
+func durationText(d time.Duration) string { return settings.DurationText(d) }
+
+func gap(target func(*config) *time.Duration) settings.Parse[config] { return settings.Gap(target) }
+
+func retention(target func(*config) *time.Duration) settings.Parse[config] {
+	return settings.Retention(target)
+}
+
+func parseTokens(s string) (int64, error) { return settings.ParseTokens(s) }
+
 // want says what a setting wants (a *settings.WantError).
 func want(format string, args ...any) error { return settings.Want(format, args...) }
