@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/airi-go/airi/internal/settings"
+	"github.com/airi-go/airi/runtime"
 )
 
 func envOf(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
@@ -193,5 +194,15 @@ func TestSettingsTable(t *testing.T) {
 				t.Error("a per-channel setting changed more than the attention settings and the channel budget")
 			}
 		})
+	}
+}
+
+// TestRuntimeDefaultsAreTheTable checks that the bot built with nothing
+// set is the bot runtime.Defaults describes, so that tests and programs
+// that build it without the settings table run the same bot.
+func TestRuntimeDefaultsAreTheTable(t *testing.T) {
+	got, want := defaultConfig().runtime(), runtime.Defaults()
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("the table's defaults give\n%+v\nruntime.Defaults is\n%+v", got, want)
 	}
 }

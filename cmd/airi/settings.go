@@ -13,6 +13,7 @@ import (
 	"github.com/airi-go/airi/internal/settings"
 	"github.com/airi-go/airi/planner"
 	"github.com/airi-go/airi/planner/openai"
+	"github.com/airi-go/airi/runtime"
 	"github.com/airi-go/airi/scheduler"
 	"github.com/airi-go/airi/scheduler/attention"
 	"github.com/airi-go/airi/state/postgres"
@@ -59,7 +60,7 @@ const (
 	// defaultWebhookAddr is where Telegram webhook mode listens.
 	defaultWebhookAddr = ":8443"
 	// defaultTickRetention is how long the running bot keeps tick records.
-	defaultTickRetention = 30 * 24 * time.Hour
+	defaultTickRetention = runtime.DefaultTickRetention
 	// defaultGiveUp is how long airi chat waits for a model that fails
 	// every call before it gives up.
 	defaultGiveUp = 2 * time.Minute
