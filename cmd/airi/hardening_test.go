@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -113,6 +114,15 @@ func readingModel(ctx context.Context, req openaitest.Request) openaitest.Reply 
 		return openaitest.Text(fmt.Sprintf(`{"action":"read_unread_messages","channelId":%q}`, channel))
 	}
 	return openaitest.Text(sendJSON(channel, fmt.Sprintf("noted, %d", req.Call)))
+}
+
+// sendJSON is the model's send_message answer for content.
+func sendJSON(channel, content string) string {
+	b, err := json.Marshal(map[string]string{"action": "send_message", "channelId": channel, "content": content})
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
 }
 
 // readStore opens the bot's database read-only, beside the running bot.
