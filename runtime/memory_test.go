@@ -1,0 +1,299 @@
+package runtime_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.uber.org/zap"
+	"go.uber.org/zap/zaptest"
+
+	"github.com/airi-go/airi/internal/tokens"
+	"github.com/airi-go/airi/planner"
+	"github.com/airi-go/airi/prompts"
+	"github.com/airi-go/airi/runtime"
+	"github.com/airi-go/airi/state"
+	"github.com/airi-go/airi/state/sqlite"
+)
+
+// memModel answers from per-channel queues and otherwise replies "ok";
+// it keeps every request by channel.
+type memModel struct {
+	mu     sync.Mutex
+	queued map[string][]string
+	reqs   map[string][][]state.ChatMessage
+	n      int
+}
+
+func (m *memModel) Complete(_ context.Context, req planner.Request) (planner.Response, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.reqs == nil {
+		m.reqs = map[string][][]state.ChatMessage{}
+	}
+	m.reqs[req.ChannelID] = append(m.reqs[req.ChannelID], req.Messages)
+	m.n++
+	answer := sendAnswer(req.ChannelID, fmt.Sprintf("ok %d", m.n))
+	if q := m.queued[req.ChannelID]; len(q) > 0 {
+		answer, m.queued[req.ChannelID] = q[0], q[1:]
+	}
+	return planner.Response{Content: answer, Attempts: 1}, nil
+}
+
+func (m *memModel) queue(ch string, answers ...string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.queued == nil {
+		m.queued = map[string][]string{}
+	}
+	m.queued[ch] = append(m.queued[ch], answers...)
+}
+
+// requests returns the requests of a channel so far.
+func (m *memModel) requests(ch string) [][]state.ChatMessage {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return append([][]state.ChatMessage(nil), m.reqs[ch]...)
+}
+
+func (m *memModel) last(t *testing.T, ch string) string {
+	t.Helper()
+	rs := m.requests(ch)
+	if len(rs) == 0 {
+		t.Fatalf("no request for %s", ch)
+	}
+	return joinRequest(rs[len(rs)-1])
+}
+
+func joinRequest(msgs []state.ChatMessage) string {
+	var b strings.Builder
+	for _, m := range msgs {
+		b.WriteString(m.Content)
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// stepClock moves only when the test moves it.
+type stepClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *stepClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *stepClock) add(d time.Duration) {
+	c.mu.Lock()
+	c.t = c.t.Add(d)
+	c.mu.Unlock()
+}
+
+// numberingAdapter stands for a platform adapter: it numbers what it sends.
+type numberingAdapter struct {
+	name string
+	next int
+}
+
+func (a *numberingAdapter) Name() string { return a.name }
+
+func (a *numberingAdapter) Send(_ context.Context, _ state.Outgoing) (string, error) {
+	a.next++
+	return strconv.Itoa(a.next), nil
+}
+
+func sendAnswer(ch, content string) string {
+	return fmt.Sprintf(`{"action":"send_message","channelId":%q,"content":%q}`, ch, content)
+}
+
+// memBot is the bot on a SQLite file, driven by hand.
+type memBot struct {
+	t     *testing.T
+	ctx   context.Context
+	clock *stepClock
+	rt    *runtime.Bot
+	store *sqlite.Store
+	ids   *int
+}
+
+// openMemBot builds the bot with the default settings and no pause
+// between calls; set, when not nil, changes more.
+func openMemBot(t *testing.T, db string, clock *stepClock, model *memModel, ids *int, set func(*runtime.Config)) *memBot {
+	t.Helper()
+	ctx := context.Background()
+	cfg := runtime.Defaults()
+	cfg.ContinueDelay = 0
+	if set != nil {
+		set(&cfg)
+	}
+	log := zaptest.NewLogger(t, zaptest.Level(zap.WarnLevel))
+	store, err := sqlite.Open(ctx, db, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := prompts.Load(cfg.PromptsDir, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt, err := runtime.New(cfg, runtime.Deps{Logger: log,
+		Model: model, Store: store, Prompts: p, Adapters: []runtime.Adapter{{Sender: &numberingAdapter{name: "telegram", next: 100000 + *ids*10}}},
+		Now: clock.Now, OnTick: func(state.Tick) { clock.add(time.Second) },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := &memBot{t: t, ctx: ctx, clock: clock, rt: rt, store: store, ids: ids}
+	t.Cleanup(b.close)
+	return b
+}
+
+func (b *memBot) close() { _ = b.rt.Close(context.Background()) }
+
+// say delivers a message from a person and runs the wake it starts.
+func (b *memBot) say(ch state.Channel, from, text string) {
+	b.t.Helper()
+	*b.ids++
+	b.clock.add(30 * time.Second)
+	msg := state.Message{PlatformID: fmt.Sprint(*b.ids), SenderID: strings.ToLower(from), SenderName: from, Content: text, Time: b.clock.Now()}
+	if err := b.rt.Inbox("telegram").Deliver(b.ctx, ch, msg); err != nil {
+		b.t.Fatal(err)
+	}
+	b.clock.add(time.Second)
+	b.rt.Scheduler().Wake(b.ctx, ch.ID, "message")
+}
+
+func (b *memBot) notes() []state.Note {
+	b.t.Helper()
+	ns, err := b.store.Notes(b.ctx, state.NoteFilter{})
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	return ns
+}
+
+var memDM = state.Channel{ID: "4711", Platform: "telegram", Title: "Ada"}
+
+// TestMemoryPrefixReuse measures, over a 60-message direct chat in which
+// memory changes three times, how much of each request repeats the start
+// of the previous one (what a provider's prompt cache reuses): with the
+// memory section where it is (in the system message), moved to the end of
+// the state message for comparison, and the same chat without memory
+// changes. As in planner's measurement, the target is checked on a
+// persona as long as the reference bot's; the compact default persona
+// makes the per-tick tail weigh more.
+func TestMemoryPrefixReuse(t *testing.T) {
+	long := t.TempDir()
+	writeLongPersona(t, long)
+	for _, tc := range []struct {
+		name, dir string
+		min       float64
+	}{
+		{"default persona", "", 0.88},
+		{"reference-length persona", long, 0.90},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			withMemory := memoryChat(t, tc.dir, true)
+			without := memoryChat(t, tc.dir, false)
+			inSystem := averageShare(withMemory)
+			inState := averageShare(moveMemoryToState(t, withMemory))
+			t.Logf("%d requests; prefix reuse with memory in the system message %.1f%%, moved to the end of the state message %.1f%%; the same chat without memory changes %.1f%%",
+				len(withMemory), 100*inSystem, 100*inState, 100*averageShare(without))
+			if inSystem < tc.min {
+				t.Errorf("average prefix reuse %.3f, want at least %.2f", inSystem, tc.min)
+			}
+			if inSystem < inState {
+				t.Errorf("memory in the system message reuses less (%.3f) than in the state message (%.3f)", inSystem, inState)
+			}
+		})
+	}
+}
+
+// memoryChat plays 60 messages of Ada in a direct chat; with changes, the
+// bot remembers twice and rewrites a note once. It returns the requests.
+func memoryChat(t *testing.T, promptsDir string, changes bool) [][]state.ChatMessage {
+	t.Helper()
+	db := filepath.Join(t.TempDir(), "airi.db")
+	clock := &stepClock{t: time.Date(2026, 3, 14, 20, 0, 0, 0, time.UTC)}
+	model := &memModel{}
+	ids := 0
+	b := openMemBot(t, db, clock, model, &ids, func(c *runtime.Config) { c.PromptsDir = promptsDir })
+	defer b.close()
+	// The bot already knows a few things.
+	for _, text := range []string{"the harbour opens at six", "the night ferry leaves at 22:00", "fog is logged as \"fog\""} {
+		if _, _, err := b.store.SaveNote(b.ctx, state.Note{Scope: state.ScopeGlobal, Text: text}, state.NoteLimits{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	script := map[int]string{
+		10: `{"action":"remember","scope":"user","content":"Ada is vegetarian"}`,
+		30: `{"action":"remember","scope":"user","content":"Ada plays the cello on thursdays"}`,
+		50: `{"action":"remember","scope":"user","content":"Ada is vegan now","id":"4"}`,
+	}
+	for i := range 60 {
+		if a, ok := script[i]; ok && changes {
+			model.queue(memDM.ID, a)
+		}
+		b.say(memDM, "Ada", fmt.Sprintf("message %d: %s", i, strings.Repeat("tides and tea ", 1+i%4)))
+	}
+	if changes {
+		if ns := b.notes(); len(ns) != 5 || ns[3].ID != 4 || ns[3].Text != "Ada is vegan now" {
+			t.Fatalf("notes: %+v", ns)
+		}
+	}
+	return model.requests(memDM.ID)
+}
+
+// writeLongPersona writes a persona as long as the reference bot's
+// (about 1,750 o200k tokens) into dir.
+func writeLongPersona(t *testing.T, dir string) {
+	t.Helper()
+	tok := tokens.New()
+	var body strings.Builder
+	for tok.Count(body.String()) < 1751 {
+		body.WriteString("You are Juni, and you keep a logbook of every clear night since the ferry years, with notes on the tides, the moths at the lamp and the tea that got you through. ")
+	}
+	if err := os.WriteFile(filepath.Join(dir, "persona.md"), []byte("---\nsection: persona\nname: Juni\n---\n"+body.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func averageShare(reqs [][]state.ChatMessage) float64 {
+	sum := 0.0
+	for i := 1; i < len(reqs); i++ {
+		sum += planner.PrefixShare(reqs[i-1], reqs[i])
+	}
+	return sum / float64(len(reqs)-1)
+}
+
+// moveMemoryToState rewrites requests as they would be with the memory
+// section at the end of the state message instead of in the system message.
+func moveMemoryToState(t *testing.T, reqs [][]state.ChatMessage) [][]state.ChatMessage {
+	t.Helper()
+	out := make([][]state.ChatMessage, len(reqs))
+	for i, r := range reqs {
+		r = append([]state.ChatMessage(nil), r...)
+		sys := r[0].Content
+		start := strings.Index(sys, "# Memory\n")
+		if start < 0 {
+			t.Fatalf("request %d has no memory section", i)
+		}
+		end := strings.Index(sys[start:], "\n\n")
+		if end < 0 {
+			end = len(sys) - start
+		}
+		mem := sys[start : start+end]
+		r[0].Content = sys[:start] + strings.TrimPrefix(sys[start+end:], "\n\n")
+		r[len(r)-1].Content += "\n\n" + mem
+		out[i] = r
+	}
+	return out
+}
