@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -82,7 +81,7 @@ var settingsTable = []setting{
 	{name: "LLM_TIMEOUT", def: durationText(openai.DefaultTimeout), doc: "timeout of one model call attempt",
 		parse: duration(func(c *config) *time.Duration { return &c.LLMTimeout }, false)},
 	{name: "LLM_TEMPERATURE", unset: "the provider's", doc: "sampling temperature",
-		parse: temperature},
+		parse: settings.Number(func(c *config) **float32 { return &c.LLMTemperature }, 0, 2)},
 	{name: "LLM_MAX_TOKENS", def: strconv.Itoa(openai.DefaultMaxTokens), doc: "answer length bound",
 		parse: whole(func(c *config) *int { return &c.LLMMaxTokens }, 1)},
 	{name: "LLM_JSON_MODE", def: openai.JSONModeOff, doc: "`off`, `object` (`response_format: json_object`) or `schema` (a JSON schema of the actions)",
@@ -96,13 +95,13 @@ var settingsTable = []setting{
 	{name: "AIRI_BOT_NAME", unset: "the persona's name", doc: "the bot's display name",
 		parse: text(func(c *config) *string { return &c.BotName }, nil)},
 	{name: "PROMPTS_DIR", unset: "none", doc: "directory whose templates override the embedded ones (`airi prompt init DIR` writes them there)",
-		parse: text(func(c *config) *string { return &c.PromptsDir }, checkPromptsDir)},
+		parse: text(func(c *config) *string { return &c.PromptsDir }, settings.ExistingDir("prompt templates"))},
 	{name: "DB_PATH", def: defaultDBPath, doc: "SQLite file (used when `DATABASE_URL` is unset)",
 		parse: text(func(c *config) *string { return &c.DBPath }, nil)},
 	{name: "DATABASE_URL", unset: "none", doc: "`postgres://user:password@host:5432/db`: keep the state in PostgreSQL and let several `airi run` replicas serve the bot",
 		parse: text(func(c *config) *string { return &c.DatabaseURL }, checkDatabaseURL)},
 	{name: "AIRI_LEASE_TTL", def: durationText(postgres.DefaultLeaseTTL), doc: "how long a replica keeps its channels and roles after its last heartbeat",
-		parse: leaseTTL},
+		parse: settings.DurationAtLeast(func(c *config) *time.Duration { return &c.LeaseTTL }, time.Second)},
 	{name: "AIRI_HISTORY", def: strconv.Itoa(planner.DefaultHistoryLimit), doc: "messages in the history window",
 		parse: whole(func(c *config) *int { return &c.History }, 2)},
 	{name: "AIRI_DEBOUNCE", def: durationText(scheduler.DefaultDebounce), doc: "wait after a new message so a burst is read together (`0s` for none)",
@@ -118,7 +117,7 @@ var settingsTable = []setting{
 	{name: "AIRI_MODEL_CONCURRENCY", def: strconv.Itoa(scheduler.DefaultConcurrency), doc: "model calls in flight across channels",
 		parse: whole(func(c *config) *int { return &c.Concurrency }, 1)},
 	{name: "AIRI_WAKE_CONCURRENCY", unset: fmt.Sprintf("%d × `AIRI_MODEL_CONCURRENCY`, at least 16", scheduler.DefaultWakesPerCall), doc: "wakes running at once; chats due beyond it wait their turn in the order they fell due",
-		parse: wakes},
+		parse: settings.Optional(whole(func(c *config) *int { return &c.Wakes }, 1))},
 	{name: "AIRI_INTERRUPT", def: defaultInterrupt, doc: "a new message cancels the channel's model call in flight and re-plans with it; `finish` lets it finish",
 		parse: oneOf(func(c *config) *string { return &c.Interrupt }, "cancel", "finish")},
 	{name: "AIRI_PROMPT_MAX_TOKENS", def: strconv.Itoa(planner.DefaultMaxTokens), doc: fmt.Sprintf("bound of one model request in tokens (o200k estimate, at least %d)", minPromptTokens),
@@ -188,7 +187,7 @@ var settingsTable = []setting{
 	{name: "AIRI_ADMIN_TOKEN", unset: "none", doc: "required when the admin address is reachable beyond loopback",
 		parse: text(func(c *config) *string { return &c.AdminToken }, nil)},
 	{name: "AIRI_ADMINS", unset: "none", doc: "platform-qualified user ids whose `/airi ...` chat commands the bot obeys, e.g. `telegram:123456789,qq:10001`",
-		parse: admins},
+		parse: settings.QualifiedIDs(func(c *config) *[]string { return &c.Admins }, "telegram:123456789,qq:10001")},
 	{name: "AIRI_TICK_RETENTION", def: fmt.Sprintf("%dd", defaultTickRetention/(24*time.Hour)), doc: "tick records older than this are deleted in the background (`12h`, `7d`, or `forever`)",
 		parse: retention(func(c *config) *time.Duration { return &c.TickRetention })},
 	{name: "AIRI_MESSAGE_RETENTION", def: "forever", doc: "read messages (and finished outbox entries) older than this are deleted; unread ones never",
@@ -229,16 +228,6 @@ func settingNames(channelOnly bool) []string {
 	return out
 }
 
-func checkPromptsDir(dir string) error {
-	if dir == "" {
-		return nil
-	}
-	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-		return want("want an existing directory of prompt templates")
-	}
-	return nil
-}
-
 // checkDatabaseURL refuses what is not a PostgreSQL URL. The value may
 // hold a password: the error never echoes it.
 func checkDatabaseURL(s string) error {
@@ -246,40 +235,6 @@ func checkDatabaseURL(s string) error {
 		return errors.New("want a postgres:// URL such as postgres://airi@db:5432/airi (unset it to use SQLite at DB_PATH)")
 	}
 	return nil
-}
-
-func temperature(c *config, v value) error {
-	f, empty, ok := settings.ReadFloat(v)
-	if empty {
-		return nil
-	}
-	if !ok || f < 0 || f > 2 {
-		return want("want a number from 0 to 2")
-	}
-	t := float32(f)
-	c.LLMTemperature = &t
-	return nil
-}
-
-func leaseTTL(c *config, v value) error {
-	d, ok := settings.ReadDuration(v)
-	if !ok || d <= 0 {
-		return want("want a positive Go duration such as 800ms, 30s or 2m")
-	}
-	if d < time.Second {
-		return want("want at least 1s")
-	}
-	c.LeaseTTL = d
-	return nil
-}
-
-// wakes reads AIRI_WAKE_CONCURRENCY; empty leaves the default, which
-// follows AIRI_MODEL_CONCURRENCY.
-func wakes(c *config, v value) error {
-	if s, ok := v.Scalar(); ok && strings.TrimSpace(s) == "" {
-		return nil
-	}
-	return whole(func(c *config) *int { return &c.Wakes }, 1)(c, v)
 }
 
 func groupMode(c *config, v value) error {
@@ -299,26 +254,4 @@ func aliases(c *config, v value) error {
 	}
 	c.Attention.Default.Aliases = attention.NormalizeWords(words)
 	return nil
-}
-
-func admins(c *config, v value) error {
-	items, ok := v.List()
-	if !ok {
-		return want("want a comma list or a YAML list of ids")
-	}
-	var ids []string
-	var errs []error
-	for _, id := range items {
-		id = strings.TrimSpace(id)
-		if id == "" {
-			continue
-		}
-		if p, u, ok := strings.Cut(id, ":"); !ok || p == "" || u == "" {
-			errs = append(errs, &settings.WantError{Want: "want platform-qualified user ids such as telegram:123456789,qq:10001", Item: &id})
-			continue
-		}
-		ids = append(ids, id)
-	}
-	c.Admins = ids
-	return errors.Join(errs...)
 }

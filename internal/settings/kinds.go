@@ -2,7 +2,9 @@ package settings
 
 import (
 	"encoding/json"
+	"errors"
 	"net/url"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -216,6 +218,90 @@ func Custom[C, T any](target func(*C) *T, read func(string) (T, error)) Parse[C]
 			return err
 		}
 		*target(c) = x
+		return nil
+	}
+}
+
+// Optional is p, except that empty text leaves the field as it was (its
+// default, which may follow another setting).
+func Optional[C any](p Parse[C]) Parse[C] {
+	return func(c *C, v Value) error {
+		if s, ok := v.Scalar(); ok && strings.TrimSpace(s) == "" {
+			return nil
+		}
+		return p(c, v)
+	}
+}
+
+// Number is a setting of a number from lo to hi, kept as a float32 that
+// is nil while unset; empty text leaves it unset.
+func Number[C any](target func(*C) **float32, lo, hi float64) Parse[C] {
+	return func(c *C, v Value) error {
+		f, empty, ok := ReadFloat(v)
+		if empty {
+			return nil
+		}
+		if !ok || f < lo || f > hi {
+			return Want("want a number from %g to %g", lo, hi)
+		}
+		x := float32(f)
+		*target(c) = &x
+		return nil
+	}
+}
+
+// DurationAtLeast is a positive duration setting of at least minimum.
+func DurationAtLeast[C any](target func(*C) *time.Duration, minimum time.Duration) Parse[C] {
+	return func(c *C, v Value) error {
+		d, ok := ReadDuration(v)
+		if !ok || d <= 0 {
+			return Want("want a positive Go duration such as 800ms, 30s or 2m")
+		}
+		if d < minimum {
+			return Want("want at least %s", DurationText(minimum))
+		}
+		*target(c) = d
+		return nil
+	}
+}
+
+// QualifiedIDs is a list of platform-qualified ids ("telegram:123"): a
+// YAML list or a comma list, empty items dropped. Each id without a
+// platform is reported on its own, and the others are kept.
+func QualifiedIDs[C any](target func(*C) *[]string, example string) Parse[C] {
+	return func(c *C, v Value) error {
+		items, ok := v.List()
+		if !ok {
+			return Want("want a comma list or a YAML list of ids")
+		}
+		var ids []string
+		var errs []error
+		for _, id := range items {
+			id = strings.TrimSpace(id)
+			if id == "" {
+				continue
+			}
+			if p, u, ok := strings.Cut(id, ":"); !ok || p == "" || u == "" {
+				errs = append(errs, &WantError{Want: "want platform-qualified user ids such as " + example, Item: &id})
+				continue
+			}
+			ids = append(ids, id)
+		}
+		*target(c) = ids
+		return errors.Join(errs...)
+	}
+}
+
+// ExistingDir is a check of Text: empty, or a directory that exists;
+// what names what the directory holds ("prompt templates").
+func ExistingDir(what string) func(string) error {
+	return func(dir string) error {
+		if dir == "" {
+			return nil
+		}
+		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+			return Want("want an existing directory of %s", what)
+		}
 		return nil
 	}
 }

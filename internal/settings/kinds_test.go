@@ -18,6 +18,7 @@ type conf struct {
 	J  map[string]any
 	T  int64
 	Rt time.Duration
+	F  *float32
 }
 
 // node is the value of the one key of the YAML document doc.
@@ -57,6 +58,15 @@ func TestKinds(t *testing.T) {
 		{"json refused", JSONObject(func(c *conf) *map[string]any { return &c.J }), func(*testing.T) Value { return FromText("[1]") }, nil, "want a JSON object"},
 		{"tokens none", Custom(func(c *conf) *int64 { return &c.T }, ParseTokens), func(*testing.T) Value { return FromText("none") }, func(c conf) bool { return c.T == 0 }, ""},
 		{"retention in days", Retention(func(c *conf) *time.Duration { return &c.Rt }), func(*testing.T) Value { return FromText("7d") }, func(c conf) bool { return c.Rt == 7*24*time.Hour }, ""},
+		{"optional leaves the default", Optional(Whole(func(c *conf) *int { return &c.N }, 1)), func(*testing.T) Value { return FromText(" ") }, func(c conf) bool { return c.N == 0 }, ""},
+		{"optional parses the rest", Optional(Whole(func(c *conf) *int { return &c.N }, 1)), func(*testing.T) Value { return FromText("0") }, nil, "at least 1"},
+		{"number from YAML", Number(func(c *conf) **float32 { return &c.F }, 0, 2), func(t *testing.T) Value { return node(t, "k: 0.5") }, func(c conf) bool { return c.F != nil && *c.F == 0.5 }, ""},
+		{"number empty stays unset", Number(func(c *conf) **float32 { return &c.F }, 0, 2), func(*testing.T) Value { return FromText("") }, func(c conf) bool { return c.F == nil }, ""},
+		{"number out of range", Number(func(c *conf) **float32 { return &c.F }, 0, 2), func(*testing.T) Value { return FromText("3") }, nil, "want a number from 0 to 2"},
+		{"duration at least", DurationAtLeast(func(c *conf) *time.Duration { return &c.D }, time.Second), func(*testing.T) Value { return FromText("500ms") }, nil, "want at least 1s"},
+		{"qualified ids", QualifiedIDs(func(c *conf) *[]string { return &c.L }, "telegram:1"), func(*testing.T) Value { return FromText("telegram:1, qq:2") }, func(c conf) bool { return strings.Join(c.L, ",") == "telegram:1,qq:2" }, ""},
+		{"qualified ids without a platform", QualifiedIDs(func(c *conf) *[]string { return &c.L }, "telegram:1"), func(*testing.T) Value { return FromText("telegram:1,42") }, nil, "such as telegram:1"},
+		{"existing dir", Text(str, ExistingDir("templates")), func(t *testing.T) Value { return FromText(t.TempDir() + "/none") }, nil, "want an existing directory of templates"},
 		{"retention refused", Retention(func(c *conf) *time.Duration { return &c.Rt }), func(*testing.T) Value { return FromText("soon") }, nil, "or forever"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
