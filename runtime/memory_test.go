@@ -62,24 +62,6 @@ func (m *memModel) requests(ch string) [][]state.ChatMessage {
 	return append([][]state.ChatMessage(nil), m.reqs[ch]...)
 }
 
-func (m *memModel) last(t *testing.T, ch string) string {
-	t.Helper()
-	rs := m.requests(ch)
-	if len(rs) == 0 {
-		t.Fatalf("no request for %s", ch)
-	}
-	return joinRequest(rs[len(rs)-1])
-}
-
-func joinRequest(msgs []state.ChatMessage) string {
-	var b strings.Builder
-	for _, m := range msgs {
-		b.WriteString(m.Content)
-		b.WriteByte('\n')
-	}
-	return b.String()
-}
-
 // stepClock moves only when the test moves it.
 type stepClock struct {
 	mu sync.Mutex
