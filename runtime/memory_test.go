@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -162,7 +163,135 @@ func (b *memBot) notes() []state.Note {
 	return ns
 }
 
-var memDM = state.Channel{ID: "4711", Platform: "telegram", Title: "Ada"}
+var (
+	memDM    = state.Channel{ID: "4711", Platform: "telegram", Title: "Ada"}
+	memGroup = state.Channel{ID: "-100777", Platform: "telegram", Group: true, Title: "Harbour"}
+	memOther = state.Channel{ID: "-100888", Platform: "telegram", Group: true, Title: "Elsewhere"}
+)
+
+// last is the text of the channel's last request.
+func (m *memModel) last(t *testing.T, ch string) string {
+	t.Helper()
+	rs := m.requests(ch)
+	if len(rs) == 0 {
+		t.Fatalf("no request for %s", ch)
+	}
+	return joinRequest(rs[len(rs)-1])
+}
+
+func joinRequest(msgs []state.ChatMessage) string {
+	var b strings.Builder
+	for _, m := range msgs {
+		b.WriteString(m.Content)
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+func contains(t *testing.T, what, req string, want bool, parts ...string) {
+	t.Helper()
+	for _, p := range parts {
+		if strings.Contains(req, p) != want {
+			t.Errorf("%s: contains %q = %v, want %v", what, p, !want, want)
+		}
+	}
+}
+
+// TestMemoryAcceptance plays the bot's part of the memory contract: a
+// fact told in a direct chat is there 40 messages later and after a
+// restart, never in a group unless shareable and its person is in the
+// group's window; a channel note stays in its channel; bad input stores
+// nothing; a deleted note and a forgotten person are gone from the next
+// request. (cmd/airi's TestMemoryCommandsOnTheBot runs airi memory delete
+// and airi forget --user against the bot.)
+func TestMemoryAcceptance(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "airi.db")
+	clock := &stepClock{t: time.Date(2026, 3, 14, 20, 0, 0, 0, time.UTC)}
+	model := &memModel{}
+	ids := 0
+	b := openMemBot(t, db, clock, model, &ids, nil)
+
+	model.queue(memDM.ID, `{"action":"remember","scope":"user","content":"Ada is vegetarian"}`)
+	b.say(memDM, "Ada", "I'm vegetarian, by the way")
+	ns := b.notes()
+	if len(ns) != 1 || ns[0].Subject != "ada" || ns[0].Shareable || ns[0].Tick == 0 {
+		t.Fatalf("notes after remember: %+v", ns)
+	}
+	for i := range 40 {
+		b.say(memDM, "Ada", fmt.Sprintf("message %d", i))
+	}
+	last := model.last(t, memDM.ID)
+	contains(t, "direct chat 40 messages later", last, true, "Ada is vegetarian")
+	contains(t, "direct chat 40 messages later", last, false, "by the way")
+
+	model.queue(memGroup.ID, `{"action":"remember","scope":"channel","content":"quiz night is on fridays"}`)
+	b.say(memGroup, "Bo", "quiz night is fridays now, juni")
+	b.say(memGroup, "Ada", "hi all")
+	model.queue(memDM.ID, `{"action":"remember","scope":"user","content":"Ada plays the cello","shareable":true}`)
+	b.say(memDM, "Ada", "I play the cello, you can tell anyone")
+	b.say(memGroup, "Ada", "anyone for a concert?")
+	contains(t, "group with Ada in its window", model.last(t, memGroup.ID), true, "Ada plays the cello", "quiz night is on fridays")
+	b.say(memOther, "Bo", "hello other group")
+	contains(t, "group without Ada", model.last(t, memOther.ID), false, "cello", "quiz night")
+	contains(t, "direct chat", model.last(t, memDM.ID), false, "quiz night")
+	for _, ch := range []string{memGroup.ID, memOther.ID} {
+		for i, req := range model.requests(ch) {
+			if strings.Contains(joinRequest(req), "Ada is vegetarian") {
+				t.Errorf("request %d of group %s shows the private note", i, ch)
+			}
+		}
+	}
+
+	// Bad input: a clear result for the model, nothing stored.
+	before := len(b.notes())
+	for _, tt := range []struct{ answer, result string }{
+		{`{"action":"remember","scope":"planet","content":"x"}`, "remember.scope must be one of"},
+		{`{"action":"remember","scope":"global","content":"   "}`, "nothing remembered: the content is empty"},
+		{`{"action":"remember","scope":"global","content":"` + strings.Repeat("long ", 101) + `"}`, "remember.content must be at most 500 characters"},
+		{`{"action":"remember","scope":"user","about":"Zed","content":"Zed likes tea"}`, `nothing remembered: no one called "Zed"`},
+	} {
+		model.queue(memDM.ID, tt.answer)
+		b.say(memDM, "Ada", "noted?")
+		rs := model.requests(memDM.ID)
+		// The answer's result is in the state message of the next call.
+		if got := rs[len(rs)-1][len(rs[len(rs)-1])-1].Content; !strings.Contains(got, tt.result) {
+			t.Errorf("after %s the model was told:\n%s\nwant %q", tt.answer, got, tt.result)
+		}
+	}
+	if n := len(b.notes()); n != before {
+		t.Errorf("bad input stored notes: %d, want %d", n, before)
+	}
+
+	// A restart: the real store reopened.
+	b.close()
+	b = openMemBot(t, db, clock, model, &ids, nil)
+	b.say(memDM, "Ada", "morning")
+	contains(t, "direct chat after a restart", model.last(t, memDM.ID), true, "Ada is vegetarian", "Ada plays the cello")
+
+	// A deleted note is gone from the next request.
+	for _, n := range b.notes() {
+		if n.Text == "Ada is vegetarian" {
+			if err := b.store.DeleteNote(b.ctx, n.ID); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	b.say(memDM, "Ada", "still there?")
+	contains(t, "after deleting the note", model.last(t, memDM.ID), false, "Ada is vegetarian")
+	contains(t, "after deleting the note", model.last(t, memDM.ID), true, "Ada plays the cello")
+
+	// A forgotten person's notes and messages are gone.
+	if f, err := b.store.ForgetUser(b.ctx, "ada"); err != nil || f.Notes != 1 || !slices.Contains(f.Channels, memDM.ID) {
+		t.Fatalf("forget ada: %+v, %v", f, err)
+	}
+	b.say(memGroup, "Bo", "where did everyone go")
+	last = model.last(t, memGroup.ID)
+	contains(t, "group after forgetting Ada", last, false, "cello", "anyone for a concert", "hi all")
+	contains(t, "group after forgetting Ada", last, true, "quiz night is on fridays", "where did everyone go")
+	if h, _, err := b.store.History(b.ctx, memDM.ID, 0); err != nil || len(h) != 0 {
+		t.Errorf("direct chat history after forget: %d messages, %v", len(h), err)
+	}
+}
 
 // TestMemoryPrefixReuse measures, over a 60-message direct chat in which
 // memory changes three times, how much of each request repeats the start
