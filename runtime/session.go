@@ -146,6 +146,10 @@ func (r *sessionBot) Unread(ctx context.Context, id string) ([]state.Message, er
 	return r.b.store.Unread(ctx, id, 0)
 }
 
+// Store is the bot's store, for a test to read what the run left in it
+// before Close removes it.
+func (r *sessionBot) Store() state.Store { return r.b.store }
+
 func (r *sessionBot) Close() error {
 	_ = r.b.Close(context.Background())
 	return os.RemoveAll(r.dir)

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"time"
 
+	"github.com/airi-go/airi/internal/settings"
 	"github.com/airi-go/airi/scheduler"
 	"github.com/airi-go/airi/scheduler/attention"
 )
@@ -102,7 +103,7 @@ func defaultConfig() config {
 		if s.def == "" {
 			continue
 		}
-		if err := s.apply(&c, value{text: s.def}); err != nil {
+		if err := s.apply(&c, settings.FromText(s.def)); err != nil {
 			panic(fmt.Sprintf("settings table: the default of %s is refused: %v", s.name, err))
 		}
 	}
@@ -114,7 +115,7 @@ func defaultConfig() config {
 func parseConfig(v map[string]string) (config, error) {
 	vals := make(map[string]value, len(v))
 	for name, text := range v {
-		vals[name] = value{text: text}
+		vals[name] = settings.FromText(text)
 	}
 	return buildConfig(vals)
 }
@@ -152,7 +153,7 @@ func loadConfig(file string, getenv func(string) string) (config, error) {
 	for _, s := range settingsTable {
 		// An empty variable is unset, as in most programs.
 		if v := getenv(s.name); v != "" {
-			vals[s.name] = value{text: v}
+			vals[s.name] = settings.FromText(v)
 		}
 	}
 	c, err := buildConfig(vals)

@@ -7,6 +7,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/airi-go/airi/internal/settings"
+	"github.com/airi-go/airi/runtime"
 )
 
 func envOf(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
@@ -180,7 +183,7 @@ func TestSettingsTable(t *testing.T) {
 				t.Fatal("no probe value for this per-channel setting")
 			}
 			c := def
-			if err := s.apply(&c, value{text: probe}); err != nil {
+			if err := s.apply(&c, settings.FromText(probe)); err != nil {
 				t.Fatal(err)
 			}
 			if reflect.DeepEqual(c.Attention.Default, def.Attention.Default) && c.ChannelBudgetDay == def.ChannelBudgetDay {
@@ -191,5 +194,15 @@ func TestSettingsTable(t *testing.T) {
 				t.Error("a per-channel setting changed more than the attention settings and the channel budget")
 			}
 		})
+	}
+}
+
+// TestRuntimeDefaultsAreTheTable checks that the bot built with nothing
+// set is the bot runtime.Defaults describes, so that tests and programs
+// that build it without the settings table run the same bot.
+func TestRuntimeDefaultsAreTheTable(t *testing.T) {
+	got, want := defaultConfig().runtime(), runtime.Defaults()
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("the table's defaults give\n%+v\nruntime.Defaults is\n%+v", got, want)
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/airi-go/airi/internal/settings"
 )
 
 // configFile is what a YAML file of settings holds: settings by name, and
@@ -37,43 +39,38 @@ func readConfigFile(file string) (configFile, error) {
 	if err != nil {
 		return out, fmt.Errorf("read config file: %w", err)
 	}
-	var doc yaml.Node
-	if err := yaml.Unmarshal(raw, &doc); err != nil {
-		return out, fmt.Errorf("config file %s: %w", file, err)
-	}
-	if doc.Kind == 0 {
-		return out, nil // an empty file
-	}
-	root := doc.Content[0]
-	if root.Kind != yaml.MappingNode {
+	entries, err := settings.DecodeMap(raw)
+	if errors.Is(err, settings.ErrNotMap) {
 		return out, fmt.Errorf("config file %s: want a map of settings (keys such as llm_model)", file)
+	}
+	if err != nil {
+		return out, fmt.Errorf("config file %s: %w", file, err)
 	}
 	var errs []error
 	seen := map[string]string{}
-	for i := 0; i+1 < len(root.Content); i += 2 {
-		k, v := root.Content[i].Value, root.Content[i+1]
-		if strings.EqualFold(k, "channels") {
-			chans, err := readChannels(v)
+	for _, e := range entries {
+		if strings.EqualFold(e.Key, "channels") {
+			chans, err := readChannels(e.Value)
 			if err != nil {
 				errs = append(errs, fmt.Errorf("config file %s: %w", file, err))
 			}
 			out.channels = chans
 			continue
 		}
-		s, ok := findSetting(k)
+		s, ok := findSetting(e.Key)
 		if !ok {
-			errs = append(errs, fmt.Errorf("config file %s: unknown key %q%s", file, k, yamlSuggestion(k, settingNames(false))))
+			errs = append(errs, fmt.Errorf("config file %s: unknown key %q%s", file, e.Key, settings.DidYouMeanKey(e.Key, settingNames(false))))
 			continue
 		}
 		if prev, ok := seen[s.name]; ok {
-			errs = append(errs, fmt.Errorf("config file %s: keys %q and %q name the same setting", file, prev, k))
+			errs = append(errs, fmt.Errorf("config file %s: keys %q and %q name the same setting", file, prev, e.Key))
 			continue
 		}
-		seen[s.name] = k
-		if v.ShortTag() == "!!null" {
+		seen[s.name] = e.Key
+		if e.Null() {
 			continue // a key without a value leaves the setting as it was
 		}
-		out.settings[s.name] = value{node: v}
+		out.settings[s.name] = settings.FromYAML(e.Value)
 	}
 	return out, errors.Join(errs...)
 }
@@ -81,41 +78,33 @@ func readConfigFile(file string) (configFile, error) {
 // readChannels reads the channels: block: channel ids, each with the
 // settings a channel may override.
 func readChannels(n *yaml.Node) ([]channelValues, error) {
-	if n.Kind != yaml.MappingNode {
+	ids, err := settings.Entries(n)
+	if err != nil {
 		return nil, errors.New("channels: want a map of channel ids to settings")
 	}
 	var out []channelValues
 	var errs []error
 	per := strings.ToLower(strings.Join(settingNames(true), ", "))
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		id, set := n.Content[i].Value, n.Content[i+1]
-		if set.Kind != yaml.MappingNode {
-			errs = append(errs, fmt.Errorf("channels: %q: want a map of settings", id))
+	for _, id := range ids {
+		set, err := settings.Entries(id.Value)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("channels: %q: want a map of settings", id.Key))
 			continue
 		}
-		ch := channelValues{id: id}
-		for j := 0; j+1 < len(set.Content); j += 2 {
-			k, v := set.Content[j].Value, set.Content[j+1]
-			s, ok := findSetting(k)
+		ch := channelValues{id: id.Key}
+		for _, e := range set {
+			s, ok := findSetting(e.Key)
 			if !ok || !s.channel {
-				errs = append(errs, fmt.Errorf("channels: %q: unknown or not per-channel key %q%s (per channel: %s)", id, k,
-					yamlSuggestion(k, settingNames(true)), per))
+				errs = append(errs, fmt.Errorf("channels: %q: unknown or not per-channel key %q%s (per channel: %s)", id.Key, e.Key,
+					settings.DidYouMeanKey(e.Key, settingNames(true)), per))
 				continue
 			}
-			if v.ShortTag() == "!!null" {
+			if e.Null() {
 				continue
 			}
-			ch.settings = append(ch.settings, settingValue{s, value{node: v}})
+			ch.settings = append(ch.settings, settingValue{s, settings.FromYAML(e.Value)})
 		}
 		out = append(out, ch)
 	}
 	return out, errors.Join(errs...)
-}
-
-// yamlSuggestion is didYouMean for a key of the file, in lower case.
-func yamlSuggestion(key string, names []string) string {
-	if c, ok := closest(key, names); ok {
-		return " (did you mean " + strings.ToLower(c) + "?)"
-	}
-	return ""
 }

@@ -79,7 +79,7 @@ func TestStatusAndChannelCommands(t *testing.T) {
 		t.Fatalf("status: %d %s", code, errOut)
 	}
 	var got struct {
-		Channels []channelStatus `json:"channels"`
+		Channels []runtime.ChannelStatus `json:"channels"`
 	}
 	if err := json.Unmarshal([]byte(out), &got); err != nil {
 		t.Fatal(err)
@@ -168,7 +168,7 @@ func TestBackupWhileWriting(t *testing.T) {
 	seedOps(t, db, 10)
 	ctx := context.Background()
 	// A bot holds the lock and writes meanwhile.
-	st, err := openDatabase(ctx, db, zaptest.NewLogger(t))
+	st, err := runtime.OpenSQLite(ctx, db, zaptest.NewLogger(t))
 	if err != nil {
 		t.Fatal(err)
 	}

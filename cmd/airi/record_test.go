@@ -151,7 +151,7 @@ type recording struct {
 	clock   *recClock
 	rt      *runtime.Bot
 	store   *sqlite.Store
-	cfg     config
+	cfg     runtime.Config
 	channel state.Channel
 	model   *scriptedModel
 	ids     int
@@ -162,7 +162,6 @@ type recording struct {
 type sessionScript struct {
 	file    string
 	channel state.Channel
-	env     map[string]string
 	start   time.Time
 	steps   []scriptStep
 	// firstID numbers incoming platform message ids (console ids are made
@@ -185,15 +184,9 @@ type sessionScript struct {
 func (sc sessionScript) record(t testing.TB, dbPath string) *recording {
 	t.Helper()
 	ctx := context.Background()
-	env := map[string]string{"AIRI_CONTINUE_DELAY": "0s"}
-	for k, v := range sc.env {
-		env[k] = v
-	}
-	cfg, err := parseConfig(env)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.DBPath = dbPath
+	// The default settings, without the pause between calls.
+	cfg := runtime.Defaults()
+	cfg.ContinueDelay = 0
 	cfg.Turn = sc.turn
 	if sc.attention != "" {
 		cfg.Attention.Default.Mode = sc.attention
@@ -218,7 +211,7 @@ func (sc sessionScript) record(t testing.TB, dbPath string) *recording {
 	if sc.channel.Platform == console.Name {
 		ad = console.New(console.Config{ChannelID: sc.channel.ID, BotName: runtime.BotName(cfg.BotName, p), Now: clock.Now}, strings.NewReader(""), &bytes.Buffer{}, log)
 	}
-	rt, err := runtime.New(cfg.runtime(), runtime.Deps{Logger: log,
+	rt, err := runtime.New(cfg, runtime.Deps{Logger: log,
 		Model: r.model, Store: store, Prompts: p, Adapters: []runtime.Adapter{{Sender: ad}}, Now: clock.Now,
 		// The continue delay, on the recorder's clock.
 		OnTick: func(state.Tick) { clock.add(time.Second) },
@@ -271,7 +264,7 @@ func (r *recording) wake(trigger scheduler.Trigger) {
 // export writes the recorded sessions as airi ticks export does.
 func (r *recording) export() []byte {
 	var b bytes.Buffer
-	if _, err := exportSessions(r.ctx, r.store, r.cfg, state.TickFilter{}, &b); err != nil {
+	if _, err := runtime.ExportSessions(r.ctx, r.store, r.cfg, state.TickFilter{}, &b); err != nil {
 		r.t.Fatal(err)
 	}
 	return b.Bytes()

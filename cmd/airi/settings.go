@@ -3,15 +3,16 @@ package main
 import (
 	"errors"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/airi-go/airi/actions"
 	"github.com/airi-go/airi/adapters/telegram"
+	"github.com/airi-go/airi/internal/settings"
 	"github.com/airi-go/airi/planner"
 	"github.com/airi-go/airi/planner/openai"
+	"github.com/airi-go/airi/runtime"
 	"github.com/airi-go/airi/scheduler"
 	"github.com/airi-go/airi/scheduler/attention"
 	"github.com/airi-go/airi/state/postgres"
@@ -36,14 +37,14 @@ type setting struct {
 	// channels: in the YAML file.
 	channel bool
 	// parse reads a value into its field of the config. Its errors say
-	// what was wanted; describe adds the name and the value.
-	parse func(*config, value) error
+	// what was wanted; settings.Describe adds the name and the value.
+	parse settings.Parse[config]
 }
 
 // apply parses v into c and reports a problem as a line naming the setting.
 func (s setting) apply(c *config, v value) error {
 	if err := s.parse(c, v); err != nil {
-		return s.describe(v, err)
+		return settings.Describe(s.name, v, err)
 	}
 	return nil
 }
@@ -58,7 +59,7 @@ const (
 	// defaultWebhookAddr is where Telegram webhook mode listens.
 	defaultWebhookAddr = ":8443"
 	// defaultTickRetention is how long the running bot keeps tick records.
-	defaultTickRetention = 30 * 24 * time.Hour
+	defaultTickRetention = runtime.DefaultTickRetention
 	// defaultGiveUp is how long airi chat waits for a model that fails
 	// every call before it gives up.
 	defaultGiveUp = 2 * time.Minute
@@ -80,7 +81,7 @@ var settingsTable = []setting{
 	{name: "LLM_TIMEOUT", def: durationText(openai.DefaultTimeout), doc: "timeout of one model call attempt",
 		parse: duration(func(c *config) *time.Duration { return &c.LLMTimeout }, false)},
 	{name: "LLM_TEMPERATURE", unset: "the provider's", doc: "sampling temperature",
-		parse: temperature},
+		parse: settings.Number(func(c *config) **float32 { return &c.LLMTemperature }, 0, 2)},
 	{name: "LLM_MAX_TOKENS", def: strconv.Itoa(openai.DefaultMaxTokens), doc: "answer length bound",
 		parse: whole(func(c *config) *int { return &c.LLMMaxTokens }, 1)},
 	{name: "LLM_JSON_MODE", def: openai.JSONModeOff, doc: "`off`, `object` (`response_format: json_object`) or `schema` (a JSON schema of the actions)",
@@ -94,13 +95,13 @@ var settingsTable = []setting{
 	{name: "AIRI_BOT_NAME", unset: "the persona's name", doc: "the bot's display name",
 		parse: text(func(c *config) *string { return &c.BotName }, nil)},
 	{name: "PROMPTS_DIR", unset: "none", doc: "directory whose templates override the embedded ones (`airi prompt init DIR` writes them there)",
-		parse: text(func(c *config) *string { return &c.PromptsDir }, checkPromptsDir)},
+		parse: text(func(c *config) *string { return &c.PromptsDir }, settings.ExistingDir("prompt templates"))},
 	{name: "DB_PATH", def: defaultDBPath, doc: "SQLite file (used when `DATABASE_URL` is unset)",
 		parse: text(func(c *config) *string { return &c.DBPath }, nil)},
 	{name: "DATABASE_URL", unset: "none", doc: "`postgres://user:password@host:5432/db`: keep the state in PostgreSQL and let several `airi run` replicas serve the bot",
 		parse: text(func(c *config) *string { return &c.DatabaseURL }, checkDatabaseURL)},
 	{name: "AIRI_LEASE_TTL", def: durationText(postgres.DefaultLeaseTTL), doc: "how long a replica keeps its channels and roles after its last heartbeat",
-		parse: leaseTTL},
+		parse: settings.DurationAtLeast(func(c *config) *time.Duration { return &c.LeaseTTL }, time.Second)},
 	{name: "AIRI_HISTORY", def: strconv.Itoa(planner.DefaultHistoryLimit), doc: "messages in the history window",
 		parse: whole(func(c *config) *int { return &c.History }, 2)},
 	{name: "AIRI_DEBOUNCE", def: durationText(scheduler.DefaultDebounce), doc: "wait after a new message so a burst is read together (`0s` for none)",
@@ -116,7 +117,7 @@ var settingsTable = []setting{
 	{name: "AIRI_MODEL_CONCURRENCY", def: strconv.Itoa(scheduler.DefaultConcurrency), doc: "model calls in flight across channels",
 		parse: whole(func(c *config) *int { return &c.Concurrency }, 1)},
 	{name: "AIRI_WAKE_CONCURRENCY", unset: fmt.Sprintf("%d × `AIRI_MODEL_CONCURRENCY`, at least 16", scheduler.DefaultWakesPerCall), doc: "wakes running at once; chats due beyond it wait their turn in the order they fell due",
-		parse: wakes},
+		parse: settings.Optional(whole(func(c *config) *int { return &c.Wakes }, 1))},
 	{name: "AIRI_INTERRUPT", def: defaultInterrupt, doc: "a new message cancels the channel's model call in flight and re-plans with it; `finish` lets it finish",
 		parse: oneOf(func(c *config) *string { return &c.Interrupt }, "cancel", "finish")},
 	{name: "AIRI_PROMPT_MAX_TOKENS", def: strconv.Itoa(planner.DefaultMaxTokens), doc: fmt.Sprintf("bound of one model request in tokens (o200k estimate, at least %d)", minPromptTokens),
@@ -186,7 +187,7 @@ var settingsTable = []setting{
 	{name: "AIRI_ADMIN_TOKEN", unset: "none", doc: "required when the admin address is reachable beyond loopback",
 		parse: text(func(c *config) *string { return &c.AdminToken }, nil)},
 	{name: "AIRI_ADMINS", unset: "none", doc: "platform-qualified user ids whose `/airi ...` chat commands the bot obeys, e.g. `telegram:123456789,qq:10001`",
-		parse: admins},
+		parse: settings.QualifiedIDs(func(c *config) *[]string { return &c.Admins }, "telegram:123456789,qq:10001")},
 	{name: "AIRI_TICK_RETENTION", def: fmt.Sprintf("%dd", defaultTickRetention/(24*time.Hour)), doc: "tick records older than this are deleted in the background (`12h`, `7d`, or `forever`)",
 		parse: retention(func(c *config) *time.Duration { return &c.TickRetention })},
 	{name: "AIRI_MESSAGE_RETENTION", def: "forever", doc: "read messages (and finished outbox entries) older than this are deleted; unread ones never",
@@ -227,29 +228,6 @@ func settingNames(channelOnly bool) []string {
 	return out
 }
 
-// durationText writes d as it is written in the settings: 1m rather than
-// 1m0s.
-func durationText(d time.Duration) string {
-	s := d.String()
-	if strings.HasSuffix(s, "m0s") {
-		s = strings.TrimSuffix(s, "0s")
-	}
-	if strings.HasSuffix(s, "h0m") {
-		s = strings.TrimSuffix(s, "0m")
-	}
-	return s
-}
-
-func checkPromptsDir(dir string) error {
-	if dir == "" {
-		return nil
-	}
-	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-		return want("want an existing directory of prompt templates")
-	}
-	return nil
-}
-
 // checkDatabaseURL refuses what is not a PostgreSQL URL. The value may
 // hold a password: the error never echoes it.
 func checkDatabaseURL(s string) error {
@@ -259,59 +237,8 @@ func checkDatabaseURL(s string) error {
 	return nil
 }
 
-func temperature(c *config, v value) error {
-	refused := want("want a number from 0 to 2")
-	var f float64
-	switch {
-	case v.typed("!!float", "!!int"):
-		if err := v.node.Decode(&f); err != nil {
-			return refused
-		}
-	default:
-		s, ok := v.scalar()
-		if !ok || (v.node != nil && !v.typed("!!str")) {
-			return refused
-		}
-		if strings.TrimSpace(s) == "" {
-			return nil
-		}
-		x, err := strconv.ParseFloat(strings.TrimSpace(s), 32)
-		if err != nil {
-			return refused
-		}
-		f = x
-	}
-	if f < 0 || f > 2 {
-		return refused
-	}
-	t := float32(f)
-	c.LLMTemperature = &t
-	return nil
-}
-
-func leaseTTL(c *config, v value) error {
-	d, ok := readDuration(v)
-	if !ok || d <= 0 {
-		return want("want a positive Go duration such as 800ms, 30s or 2m")
-	}
-	if d < time.Second {
-		return want("want at least 1s")
-	}
-	c.LeaseTTL = d
-	return nil
-}
-
-// wakes reads AIRI_WAKE_CONCURRENCY; empty leaves the default, which
-// follows AIRI_MODEL_CONCURRENCY.
-func wakes(c *config, v value) error {
-	if s, ok := v.scalar(); ok && strings.TrimSpace(s) == "" {
-		return nil
-	}
-	return whole(func(c *config) *int { return &c.Wakes }, 1)(c, v)
-}
-
 func groupMode(c *config, v value) error {
-	s, ok := v.scalar()
+	s, ok := v.Scalar()
 	m := attention.Mode(strings.ToLower(strings.TrimSpace(s)))
 	if !ok || m.Validate() != nil {
 		return want("want ambient, addressed or all")
@@ -321,89 +248,10 @@ func groupMode(c *config, v value) error {
 }
 
 func aliases(c *config, v value) error {
-	words, ok := v.list()
+	words, ok := v.List()
 	if !ok {
 		return want("want a comma list or a YAML list of words")
 	}
 	c.Attention.Default.Aliases = attention.NormalizeWords(words)
 	return nil
-}
-
-// gap is an attention duration: zero or more.
-func gap(target func(*config) *time.Duration) func(*config, value) error {
-	return func(c *config, v value) error {
-		d, ok := readDuration(v)
-		if !ok || d < 0 {
-			return want("want a Go duration such as 0s, 30s or 10m")
-		}
-		*target(c) = d
-		return nil
-	}
-}
-
-func admins(c *config, v value) error {
-	items, ok := v.list()
-	if !ok {
-		return want("want a comma list or a YAML list of ids")
-	}
-	var ids []string
-	var errs []error
-	for _, id := range items {
-		id = strings.TrimSpace(id)
-		if id == "" {
-			continue
-		}
-		if p, u, ok := strings.Cut(id, ":"); !ok || p == "" || u == "" {
-			errs = append(errs, &wantError{want: "want platform-qualified user ids such as telegram:123456789,qq:10001", item: &id})
-			continue
-		}
-		ids = append(ids, id)
-	}
-	c.Admins = ids
-	return errors.Join(errs...)
-}
-
-func retention(target func(*config) *time.Duration) func(*config, value) error {
-	return custom(target, func(s string) (time.Duration, error) {
-		d, err := parseRetention(s)
-		if err != nil {
-			return 0, want("want a duration such as 30d, 12h or 90m, or forever")
-		}
-		return d, nil
-	})
-}
-
-// parseTokens reads a token count: a whole number, "none" or "0" for no budget.
-func parseTokens(s string) (int64, error) {
-	s = strings.TrimSpace(s)
-	if s == "" || strings.EqualFold(s, "none") {
-		return 0, nil
-	}
-	n, err := strconv.ParseInt(s, 10, 64)
-	if err != nil || n < 0 {
-		return 0, want("want a whole number of tokens, or none")
-	}
-	return n, nil
-}
-
-// parseRetention reads a retention period: a Go duration ("12h", "90m"),
-// a number of days ("30d"), or "forever" (also "0" or "off"), which is 0.
-func parseRetention(s string) (time.Duration, error) {
-	s = strings.TrimSpace(strings.ToLower(s))
-	switch s {
-	case "forever", "0", "off", "never":
-		return 0, nil
-	}
-	if days, ok := strings.CutSuffix(s, "d"); ok {
-		n, err := strconv.Atoi(days)
-		if err != nil || n <= 0 {
-			return 0, fmt.Errorf("retention %q: want a positive number of days", s)
-		}
-		return time.Duration(n) * 24 * time.Hour, nil
-	}
-	d, err := time.ParseDuration(s)
-	if err != nil || d <= 0 {
-		return 0, fmt.Errorf("retention %q: want a positive duration", s)
-	}
-	return d, nil
 }

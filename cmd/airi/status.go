@@ -15,26 +15,7 @@ import (
 	"github.com/airi-go/airi/internal/term"
 	"github.com/airi-go/airi/runtime"
 	"github.com/airi-go/airi/state"
-	"github.com/airi-go/airi/state/postgres"
-	"github.com/airi-go/airi/state/sqlite"
 )
-
-// channelStatus is one line of `airi status`.
-type channelStatus struct {
-	ID          string             `json:"id"`
-	Title       string             `json:"title,omitempty"`
-	Platform    string             `json:"platform"`
-	Group       bool               `json:"group"`
-	Unread      int                `json:"unread"`
-	LastTick    *state.TickSummary `json:"lastTick"`
-	LastError   string             `json:"lastError,omitempty"`
-	LastErrorAt time.Time          `json:"lastErrorAt,omitzero"`
-	Paused      bool               `json:"paused"`
-	PausedUntil time.Time          `json:"pausedUntil,omitzero"`
-	Mode        string             `json:"mode,omitempty"`
-	// TokensToday are the tokens spent since midnight UTC.
-	TokensToday int `json:"tokensToday"`
-}
 
 // opsFlags are the flags of the commands that read or change the
 // database of a bot that may be running.
@@ -76,69 +57,6 @@ func (a *app) opsSetup(name string, args []string, withJSON bool, extra func(fs 
 	return of, cfg, log, positional, exitOK, true
 }
 
-// openOps opens the configured database for operator commands. On SQLite
-// they run beside a bot that holds the process lock: their reads and
-// short writes are SQLite transactions (WAL mode lets them in), and the
-// bot reads what they change at its next wake. write opens for writing.
-func openOps(ctx context.Context, cfg config, log *zap.Logger, write bool) (state.Store, error) {
-	if err := storeExists(cfg); err != nil {
-		return nil, err
-	}
-	if cfg.DatabaseURL != "" {
-		s, err := postgres.Open(ctx, cfg.DatabaseURL, log, postgres.Options{})
-		if err != nil {
-			return nil, fmt.Errorf("open database at DATABASE_URL: %w", err)
-		}
-		return s, nil
-	}
-	var (
-		s   *sqlite.Store
-		err error
-	)
-	if write {
-		s, err = sqlite.OpenShared(ctx, cfg.DBPath, log)
-	} else {
-		s, err = sqlite.OpenReadOnly(ctx, cfg.DBPath, log)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("open database %s: %w", cfg.DBPath, err)
-	}
-	return s, nil
-}
-
-// statuses gathers every channel's status.
-func statuses(ctx context.Context, st state.Store, now time.Time) ([]channelStatus, error) {
-	chans, err := st.Channels(ctx)
-	if err != nil {
-		return nil, err
-	}
-	counts, err := st.UnreadCounts(ctx)
-	if err != nil {
-		return nil, err
-	}
-	ctls, err := st.ChannelControls(ctx)
-	if err != nil {
-		return nil, err
-	}
-	act, err := st.Activity(ctx, runtime.StartOfDay(now))
-	if err != nil {
-		return nil, err
-	}
-	out := make([]channelStatus, 0, len(chans))
-	for _, ch := range chans {
-		c := ctls[ch.ID]
-		a := act[ch.ID]
-		cs := channelStatus{ID: ch.ID, Title: ch.Title, Platform: ch.Platform, Group: ch.Group, Unread: counts[ch.ID],
-			LastTick: a.LastTick, LastError: a.LastError, LastErrorAt: a.LastErrorAt,
-			Paused: c.PausedAt(now), Mode: c.Mode, TokensToday: a.Tokens}
-		if cs.Paused {
-			cs.PausedUntil = c.PausedUntil
-		}
-		out = append(out, cs)
-	}
-	return out, nil
-}
-
 func (a *app) cmdStatus(ctx context.Context, args []string) int {
 	of, cfg, log, rest, code, ok := a.opsSetup("status", args, true, nil)
 	if !ok {
@@ -156,14 +74,14 @@ func (a *app) cmdStatus(ctx context.Context, args []string) int {
 	}
 	defer st.Close()
 	now := time.Now()
-	list, err := statuses(ctx, st, now)
+	list, err := runtime.Statuses(ctx, st, now)
 	if err != nil {
 		fmt.Fprintln(a.stderr, "airi status:", err)
 		return exitFailure
 	}
 	if of.json {
 		_ = json.NewEncoder(a.stdout).Encode(struct {
-			Channels []channelStatus `json:"channels"`
+			Channels []runtime.ChannelStatus `json:"channels"`
 		}{list})
 		return exitOK
 	}

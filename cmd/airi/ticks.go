@@ -2,14 +2,11 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"time"
 
-	"github.com/airi-go/airi/prompts"
-	"github.com/airi-go/airi/scheduler/replay"
+	"github.com/airi-go/airi/runtime"
 	"github.com/airi-go/airi/state"
 )
 
@@ -57,7 +54,7 @@ func (a *app) cmdTicksExport(ctx context.Context, args []string) int {
 		return exitFailure
 	}
 	defer store.Close()
-	n, err := exportSessions(ctx, store, cfg, filter, a.stdout)
+	n, err := runtime.ExportSessions(ctx, store, cfg.runtime(), filter, a.stdout)
 	if err != nil {
 		fmt.Fprintln(a.stderr, "airi ticks export:", err)
 		return exitFailure
@@ -69,41 +66,4 @@ func (a *app) cmdTicksExport(ctx context.Context, args []string) int {
 		}
 	}
 	return exitOK
-}
-
-// exportSessions writes the store's recorded sessions to w and returns how
-// many it wrote. The headers carry the settings of cfg, the configuration
-// the bot ran with.
-func exportSessions(ctx context.Context, store state.Store, cfg config, filter state.TickFilter, w io.Writer) (int, error) {
-	bot := cfg.BotName
-	if bot == "" {
-		src, err := prompts.Load(cfg.PromptsDir, nil)
-		if err != nil {
-			return 0, fmt.Errorf("load prompts for the bot's name: %w", err)
-		}
-		bot = src.Current().BotName()
-	}
-	sessions, err := replay.Export(ctx, store, replay.ExportOptions{Filter: filter, Bot: bot, Settings: sessionSettings(cfg), Turn: cfg.Turn,
-		Attention: func(id string) string { return string(cfg.Attention.For(id).Mode) }})
-	if errors.Is(err, state.ErrNotFound) {
-		return 0, nil
-	}
-	if err != nil {
-		return 0, err
-	}
-	for _, s := range sessions {
-		if err := replay.Write(w, s); err != nil {
-			return 0, err
-		}
-	}
-	return len(sessions), nil
-}
-
-// sessionSettings are the settings of cfg a replay needs.
-func sessionSettings(cfg config) replay.Settings {
-	return replay.Settings{
-		BotName: cfg.BotName, Language: cfg.Language, History: cfg.History, MaxIterations: cfg.MaxIterations,
-		Interrupt: cfg.Interrupt == "cancel", SleepMaxMS: cfg.SleepMax.Milliseconds(), SendUser: cfg.SendUser,
-		AllowChannels: cfg.AllowChannels,
-	}
 }

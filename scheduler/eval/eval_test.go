@@ -5,37 +5,19 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"path/filepath"
 	"sync"
 	"testing"
 	"time"
 
 	"go.uber.org/zap"
 
-	"github.com/airi-go/airi/actions"
 	"github.com/airi-go/airi/internal/tokens"
 	"github.com/airi-go/airi/planner"
-	"github.com/airi-go/airi/planner/parse"
-	"github.com/airi-go/airi/prompts"
-	"github.com/airi-go/airi/scheduler"
+	"github.com/airi-go/airi/runtime"
 	"github.com/airi-go/airi/scheduler/eval"
 	"github.com/airi-go/airi/scheduler/replay"
 	"github.com/airi-go/airi/state"
-	"github.com/airi-go/airi/state/sqlite"
 )
-
-// runtime wires the core as cmd/airi does, on a SQLite store in a
-// temporary file, never started.
-type runtime struct {
-	*scheduler.Scheduler
-	store *sqlite.Store
-}
-
-func (r *runtime) Unread(ctx context.Context, id string) ([]state.Message, error) {
-	return r.store.Unread(ctx, id, 0)
-}
-
-func (r *runtime) Close() error { return r.store.Close() }
 
 // scripted answers each call with the next answer of its script.
 type scripted struct {
@@ -55,34 +37,13 @@ func (m *scripted) Complete(_ context.Context, _ planner.Request) (planner.Respo
 	return planner.Response{Content: a, Latency: 2 * time.Second, Usage: state.Usage{PromptTokens: 100, CompletionTokens: 10}, Attempts: 1}, nil
 }
 
-func opener(t *testing.T, model planner.Model) eval.Opener {
-	return func(ctx context.Context, w eval.Wiring) (eval.Runtime, error) {
-		log := zap.NewNop()
-		store, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "eval.db"), log)
-		if err != nil {
-			return nil, err
-		}
-		src, err := prompts.Load("", log)
-		if err != nil {
-			return nil, err
-		}
-		reg, err := actions.NewBuiltinRegistry(actions.NewHandlers(actions.HandlerDeps{
-			Store: store, Sender: w.Sender, BotName: "Juni", SleepMax: time.Hour, Now: w.Now,
-		}))
-		if err != nil {
-			return nil, err
-		}
-		sched, err := scheduler.New(scheduler.Config{
-			Debounce: time.Second, NoContinueDelay: true, BotName: "Juni", Now: w.Now,
-		}, scheduler.Deps{
-			Store: store, Prompter: planner.NewBuilder(src, reg, planner.BuilderOptions{}),
-			Model: model, Parser: parse.New(reg), Dispatcher: reg, OnTick: w.OnTick, Logger: log,
-		})
-		if err != nil {
-			return nil, err
-		}
-		return &runtime{Scheduler: sched, store: store}, nil
-	}
+// opener opens, for each run, the bot as airi eval does
+// (runtime.EvalOpener): the default settings with a one-second debounce,
+// under the session's header, on a fresh SQLite store, with model.
+func opener(model planner.Model) eval.Opener {
+	cfg := runtime.Defaults()
+	cfg.Debounce = time.Second
+	return runtime.EvalOpener(cfg, model, zap.NewNop())
 }
 
 // TestPlayOnVirtualClock plays an hour of chat: the debounce, a five
@@ -103,7 +64,7 @@ func TestPlayOnVirtualClock(t *testing.T) {
 		`{"action":"continue"}`,
 		`{"action":"send_message","channelId":"c","content":"strong, no sugar"}`,
 	}}
-	run, err := eval.Play(context.Background(), s, opener(t, model), eval.Options{TickInterval: time.Minute, Tail: time.Minute})
+	run, err := eval.Play(context.Background(), s, opener(model), eval.Options{TickInterval: time.Minute, Tail: time.Minute})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,10 +72,12 @@ func TestPlayOnVirtualClock(t *testing.T) {
 		trigger string
 		now     time.Time
 	}{
-		{"message", t0.Add(time.Second)},
+		// The bot's attention policy decides every message of a direct
+		// chat "direct".
+		{"direct", t0.Add(time.Second)},
 		// The sleep starts when the call returns: 2s of latency later.
 		{"sleep", t0.Add(3*time.Second + 5*time.Minute)},
-		{"message", t0.Add(time.Hour + 11*time.Second)},
+		{"direct", t0.Add(time.Hour + 11*time.Second)},
 	}
 	if len(run.Ticks) != len(want) {
 		t.Fatalf("%d ticks, want %d: %+v", len(run.Ticks), len(want), run.Ticks)

@@ -27,7 +27,7 @@ func TestWriteHTMLSummaryTable(t *testing.T) {
 	play := func() *eval.Run {
 		t.Helper()
 		model := &scripted{answers: []string{`{"action":"send_message","channelId":"c","content":"strong, no sugar"}`}}
-		run, err := eval.Play(context.Background(), s, opener(t, model), eval.Options{TickInterval: time.Minute, Tail: time.Minute})
+		run, err := eval.Play(context.Background(), s, opener(model), eval.Options{TickInterval: time.Minute, Tail: time.Minute})
 		if err != nil {
 			t.Fatal(err)
 		}

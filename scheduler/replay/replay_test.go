@@ -12,84 +12,24 @@ import (
 
 	"go.uber.org/zap"
 
-	"github.com/airi-go/airi/actions"
-	"github.com/airi-go/airi/planner"
-	"github.com/airi-go/airi/planner/parse"
 	"github.com/airi-go/airi/prompts"
-	"github.com/airi-go/airi/scheduler"
+	"github.com/airi-go/airi/runtime"
 	"github.com/airi-go/airi/scheduler/replay"
 	"github.com/airi-go/airi/state"
-	"github.com/airi-go/airi/state/sqlite"
 )
 
 // sessions is where the shipped sessions live, relative to this package.
 const sessions = "../../testdata/sessions"
 
-// testRuntime wires the core the way cmd/airi does: a SQLite store in a
-// temporary file, the embedded prompts, the built-in actions, the builder,
-// the parser and the scheduler, driven without its timers.
-type testRuntime struct {
-	store *sqlite.Store
-	sched *scheduler.Scheduler
-}
-
-func (r *testRuntime) Deliver(ctx context.Context, ch state.Channel, msg state.Message) error {
-	return r.sched.Deliver(ctx, ch, msg)
-}
-
-func (r *testRuntime) Wake(ctx context.Context, id string, trigger scheduler.Trigger) scheduler.WakeReport {
-	return r.sched.Wake(ctx, id, trigger)
-}
-
-func (r *testRuntime) Close() error { return r.store.Close() }
-
-// router adapts the replay adapter to the handlers' Sender.
-type router struct{ a *replay.Adapter }
-
-func (r router) Send(ctx context.Context, out state.Outgoing) (string, error) {
-	return r.a.Send(ctx, out)
-}
-
+// opener opens, for each session, the bot as airi replay does
+// (runtime.ReplayOpener): the default settings under the session's
+// header, on a fresh SQLite store, with the templates of promptsDir
+// (empty: the embedded ones).
 func opener(t testing.TB, promptsDir string) replay.Opener {
 	t.Helper()
-	return func(ctx context.Context, w replay.Wiring) (replay.Runtime, error) {
-		log := zap.NewNop()
-		store, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "replay.db"), log)
-		if err != nil {
-			return nil, err
-		}
-		src, err := prompts.Load(promptsDir, log)
-		if err != nil {
-			store.Close()
-			return nil, err
-		}
-		st := w.Header.Settings
-		bot := st.BotName
-		if bot == "" {
-			bot = src.Current().BotName()
-		}
-		reg, err := actions.NewBuiltinRegistry(actions.NewHandlers(actions.HandlerDeps{
-			Store: store, Sender: router{w.Sender}, BotName: bot,
-			SleepMax: time.Duration(st.SleepMaxMS) * time.Millisecond, Now: w.Now,
-		}))
-		if err != nil {
-			store.Close()
-			return nil, err
-		}
-		sched, err := scheduler.New(scheduler.Config{
-			MaxIterations: st.MaxIterations, NoContinueDelay: true, Interrupt: st.Interrupt,
-			BotName: bot, Language: st.Language, SendUser: st.SendUser, Now: w.Now,
-			Turn: w.Header.TurnSemantics(),
-		}, scheduler.Deps{
-			Store: store, Prompter: planner.NewBuilder(src, reg, planner.BuilderOptions{HistoryLimit: st.History, Notes: store}),
-			Model: w.Model, Parser: parse.New(reg), Dispatcher: reg, OnTick: w.OnTick, Logger: log,
-		})
-		if err != nil {
-			store.Close()
-			return nil, err
-		}
-		return &testRuntime{store: store, sched: sched}, nil
-	}
+	cfg := runtime.Defaults()
+	cfg.PromptsDir = promptsDir
+	return runtime.ReplayOpener(cfg, zap.NewNop())
 }
 
 func readSession(t *testing.T, name string) *replay.Session {
@@ -477,7 +417,7 @@ func TestExpectationsIgnoredByReplay(t *testing.T) {
 // replay closed it.
 type notesAtClose struct {
 	replay.Runtime
-	store *sqlite.Store
+	store state.Store
 	notes *[]state.Note
 }
 
@@ -501,7 +441,11 @@ func TestReplayReproducesMemory(t *testing.T) {
 		if err != nil {
 			return nil, err
 		}
-		return notesAtClose{Runtime: rt, store: rt.(*testRuntime).store, notes: &notes}, nil
+		st, ok := rt.(interface{ Store() state.Store })
+		if !ok {
+			return nil, errors.New("the replayed bot does not show its store")
+		}
+		return notesAtClose{Runtime: rt, store: st.Store(), notes: &notes}, nil
 	}, replay.Options{Prompts: true})
 	if err != nil {
 		t.Fatal(err)

@@ -1,4 +1,4 @@
-package main
+package runtime_test
 
 import (
 	"context"
@@ -24,6 +24,7 @@ import (
 	"github.com/airi-go/airi/planner/openai/openaitest"
 	"github.com/airi-go/airi/prompts"
 	"github.com/airi-go/airi/runtime"
+	"github.com/airi-go/airi/scheduler/attention"
 	"github.com/airi-go/airi/state"
 )
 
@@ -53,26 +54,25 @@ type groupBot struct {
 	skipped map[string]int
 }
 
-func startGroupBot(t *testing.T, tg *telegramtest.Server, model http.Handler, db string, settings map[string]string) *groupBot {
+// startGroupBot builds the bot with the default settings, named Juni, on
+// the SQLite file db; set, when not nil, changes more.
+func startGroupBot(t *testing.T, tg *telegramtest.Server, model http.Handler, db string, set func(*runtime.Config)) *groupBot {
 	t.Helper()
-	vals := map[string]string{"LLM_API_BASE_URL": "http://model.test/v1", "LLM_MODEL": "fake", "DB_PATH": db, "AIRI_BOT_NAME": "Juni"}
-	for k, v := range settings {
-		vals[k] = v
-	}
-	cfg, err := parseConfig(vals)
-	if err != nil {
-		t.Fatal(err)
+	cfg := runtime.Defaults()
+	cfg.BotName = "Juni"
+	if set != nil {
+		set(&cfg)
 	}
 	log := zap.NewNop()
-	mdl, err := openai.New(openai.Config{BaseURL: cfg.LLMBaseURL, Model: cfg.LLMModel, Timeout: cfg.LLMTimeout,
-		MaxTokens: cfg.LLMMaxTokens, HTTPClient: &http.Client{Transport: handlerTransport{model}}}, log)
+	mdl, err := openai.New(openai.Config{BaseURL: "http://model.test/v1", Model: "fake", Timeout: openai.DefaultTimeout,
+		MaxTokens: openai.DefaultMaxTokens, HTTPClient: &http.Client{Transport: handlerTransport{model}}}, log)
 	if err != nil {
 		t.Fatal(err)
 	}
 	b := &groupBot{wakes: map[string]int{}, skipped: map[string]int{}, m: admin.NewMetrics(func() float64 { return 0 })}
 	ctx, cancel := context.WithCancel(context.Background())
 	b.cancel = cancel
-	store, err := openStore(ctx, cfg, log, true)
+	store, err := runtime.OpenStore(ctx, runtime.StoreConfig{DBPath: db}, log, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +85,7 @@ func startGroupBot(t *testing.T, tg *telegramtest.Server, model http.Handler, db
 	if err != nil {
 		t.Fatal(err)
 	}
-	b.rt, err = runtime.New(cfg.runtime(), runtime.Deps{Logger: log, Model: mdl, Store: store, Prompts: p, Adapters: []runtime.Adapter{{Sender: ad}},
+	b.rt, err = runtime.New(cfg, runtime.Deps{Logger: log, Model: mdl, Store: store, Prompts: p, Adapters: []runtime.Adapter{{Sender: ad}},
 		OnWake: func(_, reason string) { b.count(b.wakes, reason); b.m.Wake(reason) },
 		OnSkip: func(_, reason string) { b.count(b.skipped, reason); b.m.Skip(reason) },
 	})
@@ -101,6 +101,22 @@ func startGroupBot(t *testing.T, tg *telegramtest.Server, model http.Handler, db
 	b.done = make(chan error, 1)
 	go func() { b.done <- ad.Run(ctx, b.rt.Inbox(telegram.Name)) }()
 	return b
+}
+
+// channelIDs lists the ids of the store's channels, for the budget
+// metrics, as airi run registers them.
+func channelIDs(store state.Store) func() []string {
+	return func() []string {
+		chans, err := store.Channels(context.Background())
+		if err != nil {
+			return nil
+		}
+		ids := make([]string, len(chans))
+		for i, c := range chans {
+			ids[i] = c.ID
+		}
+		return ids
+	}
 }
 
 func (b *groupBot) count(m map[string]int, reason string) {
@@ -204,11 +220,11 @@ func (m *busyModel) answer(ctx context.Context, req openaitest.Request) openaite
 // busyRun posts 120 messages from six people, one a second, every tenth
 // an @mention of the bot, and returns the model's record and when each
 // mention arrived.
-func busyRun(t *testing.T, settings map[string]string) (*busyModel, map[string]time.Time, *groupBot, *telegramtest.Server) {
+func busyRun(t *testing.T, set func(*runtime.Config)) (*busyModel, map[string]time.Time, *groupBot, *telegramtest.Server) {
 	tg := telegramtest.NewServer(telegramtest.Options{ReadAllGroupMessages: true})
 	bm := newBusyModel(busyGroup.ID)
 	model := openaitest.NewHandler(bm.answer)
-	b := startGroupBot(t, tg, model, filepath.Join(t.TempDir(), "airi.db"), settings)
+	b := startGroupBot(t, tg, model, filepath.Join(t.TempDir(), "airi.db"), set)
 	people := []string{"Mika", "Tomas", "Ana", "Lev", "Noor", "Ivo"}
 	mentions := map[string]time.Time{}
 	for i := 1; i <= 120; i++ {
@@ -236,11 +252,11 @@ func TestBusyGroup(t *testing.T) {
 	var calls, prompt [2]int
 	for i, mode := range []string{"all", ""} {
 		synctest.Test(t, func(t *testing.T) {
-			settings := map[string]string{}
+			var set func(*runtime.Config)
 			if mode != "" {
-				settings["AIRI_GROUP_MODE"] = mode
+				set = func(c *runtime.Config) { c.Attention.Default.Mode = attention.Mode(mode) }
 			}
-			bm, mentions, b, _ := busyRun(t, settings)
+			bm, mentions, b, _ := busyRun(t, set)
 			defer b.stop(t)
 			bm.mu.Lock()
 			defer bm.mu.Unlock()
@@ -294,7 +310,7 @@ func TestChannelBudget(t *testing.T) {
 		bm := newBusyModel(busyGroup.ID)
 		model := openaitest.NewHandler(bm.answer)
 		db := filepath.Join(t.TempDir(), "airi.db")
-		settings := map[string]string{"AIRI_CHANNEL_BUDGET_TOKENS_DAY": fmt.Sprint(budget)}
+		settings := func(c *runtime.Config) { c.Budget.ChannelDaily = budget }
 		ann := telegramtest.User{ID: 601, FirstName: "Ann"}
 		post := func(from, to int) {
 			for i := from; i <= to; i++ {
@@ -370,10 +386,10 @@ func TestChannelBudget(t *testing.T) {
 func TestTwoBots(t *testing.T) {
 	for _, tt := range []struct {
 		name     string
-		settings map[string]string
+		settings func(*runtime.Config)
 		want     int
 	}{
-		{"allowed", map[string]string{"AIRI_IGNORE_BOTS": "false"}, 3},
+		{"allowed", func(c *runtime.Config) { c.Attention.Default.IgnoreBots = false }, 3},
 		{"ignored by default", nil, 0},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

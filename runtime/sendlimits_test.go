@@ -1,4 +1,4 @@
-package main
+package runtime_test
 
 import (
 	"context"
@@ -61,23 +61,21 @@ type telegramBot struct {
 	chat  string
 }
 
-func newTelegramBot(t *testing.T, env map[string]string, answers ...string) *telegramBot {
+// newTelegramBot builds the bot with the default settings, without the
+// pause between calls, named Mira; set, when not nil, changes more.
+func newTelegramBot(t *testing.T, set func(*runtime.Config), answers ...string) *telegramBot {
 	t.Helper()
 	ctx := context.Background()
 	log := zaptest.NewLogger(t, zaptest.Level(zap.WarnLevel))
 	tg := telegramtest.Start(telegramtest.Options{ReadAllGroupMessages: true})
 	t.Cleanup(tg.Close)
-	vars := map[string]string{"AIRI_CONTINUE_DELAY": "0s", "AIRI_BOT_NAME": "Mira"}
-	for k, v := range env {
-		vars[k] = v
+	cfg := runtime.Defaults()
+	cfg.ContinueDelay, cfg.BotName = 0, "Mira"
+	if set != nil {
+		set(&cfg)
 	}
-	cfg, err := parseConfig(vars)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.DBPath = t.TempDir() + "/airi.db"
 	model := &answeringModel{answers: answers}
-	store, err := openStore(ctx, cfg, log, true)
+	store, err := runtime.OpenStore(ctx, runtime.StoreConfig{DBPath: t.TempDir() + "/airi.db"}, log, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +87,7 @@ func newTelegramBot(t *testing.T, env map[string]string, answers ...string) *tel
 	if err != nil {
 		t.Fatal(err)
 	}
-	rt, err := runtime.New(cfg.runtime(), runtime.Deps{Logger: log, Model: model, Store: store, Prompts: p, Adapters: []runtime.Adapter{{Sender: a}}})
+	rt, err := runtime.New(cfg, runtime.Deps{Logger: log, Model: model, Store: store, Prompts: p, Adapters: []runtime.Adapter{{Sender: a}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -199,7 +197,7 @@ func TestTelegramSendOverOnePartIsDeliveredAndRecorded(t *testing.T) {
 func TestTelegramSendOverPartsLimitIsRefused(t *testing.T) {
 	// Within a raised character limit, but four Telegram messages long.
 	content := strings.Repeat("Line of news. ", 1200) // 16,800 characters
-	b := newTelegramBot(t, map[string]string{"AIRI_MAX_SEND_CHARS": "20000"},
+	b := newTelegramBot(t, func(c *runtime.Config) { c.MaxSendChars = 20000 },
 		sendJSON("-1001234567890", content), `{"action":"continue"}`)
 	b.wake(t)
 	if sent := b.tg.Sent(); len(sent) != 0 {
@@ -233,7 +231,7 @@ func TestTelegramFiveIdenticalSendsDeliverOne(t *testing.T) {
 }
 
 func TestAllowlistHidesExcludedChannelsFromTheModel(t *testing.T) {
-	b := newTelegramBot(t, map[string]string{"AIRI_ALLOW_CHANNELS": "-1001234567890"},
+	b := newTelegramBot(t, func(c *runtime.Config) { c.AllowChannels = []string{"-1001234567890"} },
 		`{"action":"list_channels"}`, sendJSON("-100777", "psst"), `{"action":"continue"}`)
 	hidden := state.Channel{ID: "-100777", Platform: telegram.Name, Title: "Back Room", Group: true}
 	for i := range 3 {

@@ -1,4 +1,4 @@
-package main
+package runtime_test
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -14,11 +15,15 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/airi-go/airi/adapters/telegram"
 	"github.com/airi-go/airi/adapters/telegram/telegramtest"
 	"github.com/airi-go/airi/internal/tokens"
 	"github.com/airi-go/airi/planner"
+	"github.com/airi-go/airi/planner/openai"
 	"github.com/airi-go/airi/planner/openai/openaitest"
 	"github.com/airi-go/airi/prompts"
+	"github.com/airi-go/airi/runtime"
+	"github.com/airi-go/airi/scheduler/attention"
 	"github.com/airi-go/airi/state"
 	"github.com/airi-go/airi/state/sqlite"
 )
@@ -115,6 +120,116 @@ func readingModel(ctx context.Context, req openaitest.Request) openaitest.Reply 
 	return openaitest.Text(sendJSON(channel, fmt.Sprintf("noted, %d", req.Call)))
 }
 
+// runBot is the bot as airi run builds it, in this process: the
+// Telegram adapter against the fake Bot API, the OpenAI client against the
+// fake model, a SQLite file, every goroutine started.
+type runBot struct {
+	b      *runtime.Bot
+	cancel context.CancelFunc
+	// done receives what Wait returned once the bot stopped.
+	done chan error
+}
+
+// startBot starts the bot with the default settings, a 30ms debounce, no
+// pause between calls and a 2s periodic tick, named Mira; set, when not
+// nil, changes more.
+func startBot(t *testing.T, tg *telegramtest.Server, modelURL, db string, set func(*runtime.Config)) *runBot {
+	t.Helper()
+	cfg := runtime.Defaults()
+	cfg.Debounce, cfg.ContinueDelay, cfg.TickInterval, cfg.BotName = 30*time.Millisecond, 0, 2*time.Second, "Mira"
+	cfg.ServedOnly, cfg.Replica = true, true
+	if set != nil {
+		set(&cfg)
+	}
+	log := zap.NewNop()
+	ctx, cancel := context.WithCancel(context.Background())
+	store, err := runtime.OpenStore(ctx, runtime.StoreConfig{DBPath: db}, log, true)
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	model, err := openai.New(openai.Config{BaseURL: modelURL, APIKey: "sk-test", Model: "test-model",
+		Timeout: openai.DefaultTimeout, MaxTokens: openai.DefaultMaxTokens}, log)
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	ad, err := telegram.New(telegram.Config{Token: tg.Token(), APIBaseURL: tg.URL()}, store, log)
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	b, err := runtime.New(cfg, runtime.Deps{Model: model, Store: store, Logger: log,
+		Adapters: []runtime.Adapter{{Sender: ad, Run: ad.Run, Ready: ad.Ready()}}})
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	bot := &runBot{b: b, cancel: cancel, done: make(chan error, 1)}
+	if err := b.Start(ctx); err != nil {
+		cancel()
+		_ = b.Close(context.Background())
+		t.Fatal(err)
+	}
+	go func() { bot.done <- b.Wait() }()
+	t.Cleanup(func() { bot.stop(t) })
+	return bot
+}
+
+// stop ends the bot as SIGTERM ends airi run, once: its context ends,
+// its goroutines stop, it closes.
+func (p *runBot) stop(t *testing.T) {
+	t.Helper()
+	if p.cancel == nil {
+		return
+	}
+	p.cancel()
+	p.cancel = nil
+	if err := <-p.done; err != nil {
+		t.Errorf("the bot stopped with %v", err)
+	}
+	if err := p.b.Close(context.Background()); err != nil {
+		t.Errorf("close: %v", err)
+	}
+}
+
+// waitUntil polls cond while the bot runs; a bot that stops fails the
+// test at once.
+func waitUntil(t *testing.T, what string, p *runBot, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	poll := time.NewTicker(20 * time.Millisecond)
+	defer poll.Stop()
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting until %s", what)
+		}
+		select {
+		case err := <-p.done:
+			p.done <- err
+			t.Fatalf("the bot stopped (%v) while waiting until %s", err, what)
+		case <-poll.C:
+		}
+	}
+}
+
+func dbIn(t *testing.T) string { return filepath.Join(t.TempDir(), "airi.db") }
+
+// senderRateOff is AIRI_SENDER_RATE=off.
+func senderRateOff(c *runtime.Config) { c.Attention.Default.SenderRate = attention.Rate{} }
+
+// both applies a and then b.
+func both(a, b func(*runtime.Config)) func(*runtime.Config) {
+	return func(c *runtime.Config) {
+		if a != nil {
+			a(c)
+		}
+		if b != nil {
+			b(c)
+		}
+	}
+}
+
 // readStore opens the bot's database read-only, beside the running bot.
 func readStore(t *testing.T, db string) *sqlite.Store {
 	t.Helper()
@@ -181,18 +296,18 @@ var floodGroup = telegramtest.Chat{ID: -1001234567890, Type: telegramtest.Superg
 // policy the bot wakes on the mentions in it.
 func TestRunFloodReadMeansSeen(t *testing.T) {
 	if testing.Short() {
-		t.Skip("builds and runs the binary")
+		t.Skip("a long run of the whole bot")
 	}
 	n := floodSizeFromEnv(t)
 	tests := []struct {
 		name string
-		env  []string
+		set  func(*runtime.Config)
 		// mentionEvery addresses the bot in every so many messages (0: none).
 		mentionEvery int
 		// allRead waits until the whole flood is read.
 		allRead bool
 	}{
-		{name: "group mode all", env: []string{"AIRI_GROUP_MODE=all", "AIRI_SENDER_RATE=off"}, allRead: true},
+		{name: "group mode all", set: func(c *runtime.Config) { c.Attention.Default.Mode = attention.ModeAll; senderRateOff(c) }, allRead: true},
 		{name: "group mode ambient with mentions", mentionEvery: 97},
 	}
 	for _, tt := range tests {
@@ -201,9 +316,9 @@ func TestRunFloodReadMeansSeen(t *testing.T) {
 			defer tg.Close()
 			model := newSeenModel(t, readingModel)
 			db := dbIn(t)
-			env := botEnv(model.URL(), db, append([]string{"TELEGRAM_BOT_TOKEN=" + tg.Token(), "TELEGRAM_API_BASE_URL=" + tg.URL(),
-				"AIRI_DEBOUNCE=20ms", "AIRI_TICK_INTERVAL=200ms", "LOG_LEVEL=warn"}, tt.env...)...)
-			bot := startBot(t, env)
+			bot := startBot(t, tg, model.URL(), db, both(func(c *runtime.Config) {
+				c.Debounce, c.TickInterval = 20*time.Millisecond, 200*time.Millisecond
+			}, tt.set))
 			waitUntil(t, "the bot runs", bot, func() bool { return tg.Calls("getUpdates") > 0 })
 
 			text := func(i int) string { return fmt.Sprintf("flood #%05d: the ferry is late again", i) }
@@ -270,7 +385,7 @@ func TestRunFloodReadMeansSeen(t *testing.T) {
 // a request the model answered.
 func TestRunWaitingMessagesReadMeansSeen(t *testing.T) {
 	if testing.Short() {
-		t.Skip("builds and runs the binary")
+		t.Skip("a long run of the whole bot")
 	}
 	alwaysRead := func(_ context.Context, req openaitest.Request) openaitest.Reply {
 		return openaitest.Text(fmt.Sprintf(`{"action":"read_unread_messages","channelId":%q}`, strings.TrimPrefix(req.User, "airi:")))
@@ -278,7 +393,7 @@ func TestRunWaitingMessagesReadMeansSeen(t *testing.T) {
 	tests := []struct {
 		name    string
 		n, size int
-		env     []string
+		set     func(*runtime.Config)
 		model   openaitest.AnswerFunc
 	}{
 		{name: "60 waiting", n: 60, size: 50, model: readingModel},
@@ -289,7 +404,7 @@ func TestRunWaitingMessagesReadMeansSeen(t *testing.T) {
 		// minute), and a message past it wakes nothing: whether those are
 		// read would depend on how far the wakes got before they arrived.
 		// The rate is off, so that every message asks for a wake.
-		{name: "200 waiting, wakes of two calls that read", n: 200, size: 50, env: []string{"AIRI_MAX_ITERATIONS=2", "AIRI_SENDER_RATE=off"}, model: alwaysRead},
+		{name: "200 waiting, wakes of two calls that read", n: 200, size: 50, set: func(c *runtime.Config) { c.MaxIterations = 2; senderRateOff(c) }, model: alwaysRead},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -305,8 +420,9 @@ func TestRunWaitingMessagesReadMeansSeen(t *testing.T) {
 			}
 			model := newSeenModel(t, tt.model)
 			db := dbIn(t)
-			bot := startBot(t, botEnv(model.URL(), db, append([]string{"TELEGRAM_BOT_TOKEN=" + tg.Token(), "TELEGRAM_API_BASE_URL=" + tg.URL(),
-				"AIRI_GROUP_MODE=all", "AIRI_TICK_INTERVAL=200ms"}, tt.env...)...))
+			bot := startBot(t, tg, model.URL(), db, both(func(c *runtime.Config) {
+				c.Attention.Default.Mode, c.TickInterval = attention.ModeAll, 200*time.Millisecond
+			}, tt.set))
 			channel := strconv.FormatInt(floodGroup.ID, 10)
 			waitUntil(t, "every update is confirmed", bot, func() bool { return len(tg.Pending()) == 0 })
 			st := readStore(t, db)
@@ -324,10 +440,10 @@ func TestRunWaitingMessagesReadMeansSeen(t *testing.T) {
 	}
 }
 
-// privateBot starts `airi run` against a fake Bot API where Ann has just
+// privateBot starts the bot against a fake Bot API where Ann has just
 // written to the bot, with a model that gives answers in turn (the last
 // one from then on). It returns once the model was called calls times.
-func privateBot(t *testing.T, env []string, calls int, answers ...string) (*telegramtest.Server, *seenModel) {
+func privateBot(t *testing.T, set func(*runtime.Config), calls int, answers ...string) (*telegramtest.Server, *seenModel) {
 	t.Helper()
 	tg := telegramtest.Start(telegramtest.Options{})
 	t.Cleanup(tg.Close)
@@ -338,7 +454,7 @@ func privateBot(t *testing.T, env []string, calls int, answers ...string) (*tele
 	model := newSeenModel(t, openaitest.Sequence(replies...))
 	ann := telegramtest.User{ID: 501, FirstName: "Ann"}
 	tg.Post(telegramtest.Incoming{Chat: telegramtest.PrivateChat(ann), From: ann, Text: "tell me everything"})
-	bot := startBot(t, append(botEnv(model.URL(), dbIn(t), "TELEGRAM_BOT_TOKEN="+tg.Token(), "TELEGRAM_API_BASE_URL="+tg.URL()), env...))
+	bot := startBot(t, tg, model.URL(), dbIn(t), set)
 	waitUntil(t, fmt.Sprintf("the model is called %d times", calls), bot, func() bool { return len(model.answeredStates()) >= calls })
 	bot.stop(t)
 	return tg, model
@@ -349,12 +465,12 @@ func privateBot(t *testing.T, env []string, calls int, answers ...string) (*tele
 // and the next request tells the model what happened.
 func TestRunRunawaySendIsRefused(t *testing.T) {
 	if testing.Short() {
-		t.Skip("builds and runs the binary")
+		t.Skip("a long run of the whole bot")
 	}
 	const maxParts = 3
 	tests := []struct {
 		name   string
-		env    []string
+		set    func(*runtime.Config)
 		answer string
 		// told is what the next state message must say; never what it must not.
 		told  []string
@@ -374,7 +490,7 @@ func TestRunRunawaySendIsRefused(t *testing.T) {
 		},
 		{
 			name:   "within the characters, over the parts",
-			env:    []string{"AIRI_MAX_SEND_CHARS=20000"},
+			set:    func(c *runtime.Config) { c.MaxSendChars = 20000 },
 			answer: sendJSON("501", strings.Repeat("Line of news. ", 1200)),
 			told:   []string{"not sent", "5 separate messages on telegram", "at most 3"},
 			never:  "failed",
@@ -382,8 +498,8 @@ func TestRunRunawaySendIsRefused(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			env := append([]string{"AIRI_MAX_SEND_PARTS=" + strconv.Itoa(maxParts)}, tt.env...)
-			tg, model := privateBot(t, env, 2, tt.answer, `{"action":"continue"}`)
+			set := both(func(c *runtime.Config) { c.MaxSendParts = maxParts }, tt.set)
+			tg, model := privateBot(t, set, 2, tt.answer, `{"action":"continue"}`)
 			if sent := tg.Sent(); len(sent) != 0 {
 				t.Errorf("%d messages reached the chat, want none (and never over %d)", len(sent), maxParts)
 			}
@@ -414,10 +530,10 @@ func TestRunRunawaySendIsRefused(t *testing.T) {
 // the repeats were refused.
 func TestRunRepeatedSendDeliversOnce(t *testing.T) {
 	if testing.Short() {
-		t.Skip("builds and runs the binary")
+		t.Skip("a long run of the whole bot")
 	}
 	answer := strings.Replace(sendJSON("501", "Everything is fine."), "{", `{"then":"next",`, 1)
-	tg, model := privateBot(t, []string{"AIRI_MAX_ITERATIONS=5"}, 5, answer)
+	tg, model := privateBot(t, func(c *runtime.Config) { c.MaxIterations = 5 }, 5, answer)
 	if sent := tg.Sent(); len(sent) != 1 || sent[0].Text != "Everything is fine." {
 		t.Errorf("sent %+v, want the message once", sent)
 	}
