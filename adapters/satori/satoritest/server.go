@@ -478,6 +478,11 @@ func (s *Server) PushMessage(m Message) int64 {
 }
 
 func (s *Server) pushMessageLocked(m Message) int64 {
+	return s.pushMessageAs("message-created", m)
+}
+
+// pushMessageAs sends m as an event of type typ; callers hold mu.
+func (s *Server) pushMessageAs(typ string, m Message) int64 {
 	if m.ID == "" {
 		s.nextID++
 		m.ID = "m" + strconv.Itoa(s.nextID)
@@ -485,11 +490,11 @@ func (s *Server) pushMessageLocked(m Message) int64 {
 	if m.Time.IsZero() {
 		m.Time = time.Now()
 	}
-	typ := 0
+	chanType := 0
 	if m.Direct {
-		typ = 1
+		chanType = 1
 	}
-	channel := map[string]any{"id": m.ChannelID, "type": typ}
+	channel := map[string]any{"id": m.ChannelID, "type": chanType}
 	if m.ChannelName != "" {
 		channel["name"] = m.ChannelName
 	}
@@ -530,7 +535,10 @@ func (s *Server) pushMessageLocked(m Message) int64 {
 			}
 		}
 	}
-	return s.pushLocked("message-created", m.Login, res)
+	if typ == "message-updated" {
+		msg["updated_at"] = time.Now().UnixMilli()
+	}
+	return s.pushLocked(typ, m.Login, res)
 }
 
 func (s *Server) serveCreate(w http.ResponseWriter, r *http.Request) {
