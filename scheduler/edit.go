@@ -50,7 +50,7 @@ func (s *Scheduler) deliverChange(ctx context.Context, ch state.Channel, msg sta
 func (s *Scheduler) deliverEdit(ctx context.Context, ch state.Channel, msg state.Message) error {
 	before, after, changed, err := s.deps.Store.EditMessage(ctx, state.Edit{
 		ChannelID: ch.ID, PlatformID: msg.PlatformID, Content: msg.Content,
-		Mentioned: msg.Mentioned, ReplyToSelf: msg.ReplyToSelf,
+		Mentioned: msg.Mentioned, ReplyToSelf: msg.ReplyToSelf, Time: s.cfg.Now(),
 	})
 	if errors.Is(err, state.ErrNotFound) {
 		s.log.Debug("edit of a message not stored", zap.String("channel", ch.ID), zap.String("message", msg.PlatformID))
@@ -85,7 +85,7 @@ func (s *Scheduler) deliverEdit(ctx context.Context, ch state.Channel, msg state
 }
 
 func (s *Scheduler) deliverDelete(ctx context.Context, ch state.Channel, msg state.Message) error {
-	before, changed, err := s.deps.Store.DeleteMessage(ctx, ch.ID, msg.PlatformID)
+	before, changed, err := s.deps.Store.DeleteMessage(ctx, ch.ID, msg.PlatformID, s.cfg.Now())
 	if errors.Is(err, state.ErrNotFound) {
 		s.log.Debug("deletion of a message not stored", zap.String("channel", ch.ID), zap.String("message", msg.PlatformID))
 		return nil

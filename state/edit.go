@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 )
 
 // Edits is the part of the contract that keeps what happens to a message
@@ -12,7 +13,8 @@ import (
 type Edits interface {
 	// EditMessage gives the stored message (e.ChannelID, e.PlatformID)
 	// its new text: Content becomes e.Content, Previous the text it
-	// replaces, Edited is set and Mentioned and ReplyToSelf take e's. It
+	// replaces, Changed e.Time, Edited is set and Mentioned and
+	// ReplyToSelf take e's. It
 	// returns the message as it was and as it is now; changed is false
 	// (and nothing is written) when the text is the same, which makes a
 	// repeated edit idempotent, or when the message was deleted. An
@@ -22,8 +24,9 @@ type Edits interface {
 	// deleted: it leaves the unread pool and the history (History and
 	// Unread no longer return it; Timeline and Events still do, marked).
 	// It returns the message as it was before; changed is false when it
-	// was deleted already. An unknown message gives ErrNotFound.
-	DeleteMessage(ctx context.Context, channelID, platformID string) (before Message, changed bool, err error)
+	// was deleted already. at, when the deletion was reported, becomes
+	// the message's Changed. An unknown message gives ErrNotFound.
+	DeleteMessage(ctx context.Context, channelID, platformID string, at time.Time) (before Message, changed bool, err error)
 }
 
 // Edit is the new text of a stored message.
@@ -34,6 +37,9 @@ type Edit struct {
 	// Mentioned and ReplyToSelf are what the new text says of the bot.
 	Mentioned   bool
 	ReplyToSelf bool
+	// Time is when the edit was made or reported; it becomes the
+	// message's Changed.
+	Time time.Time
 }
 
 // Validate reports what is wrong with an edit.

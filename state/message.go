@@ -41,6 +41,9 @@ type Message struct {
 	// shown to the model again. Delivered to the runtime, a Deleted
 	// message is the deletion of the stored one with the same PlatformID.
 	Deleted bool `json:"deleted,omitempty"`
+	// Changed is when the latest edit or the deletion arrived (zero:
+	// never changed).
+	Changed time.Time `json:"changed,omitempty"`
 }
 
 // MaxContentBytes bounds a stored message; longer incoming text is cut by

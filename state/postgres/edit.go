@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -30,9 +31,9 @@ func (s *Store) EditMessage(ctx context.Context, e state.Edit) (before, after st
 			return nil
 		}
 		after.Previous, after.Content, after.Edited = m.Content, e.Content, true
-		after.Mentioned, after.ReplyToSelf = e.Mentioned, e.ReplyToSelf
-		if _, err := tx.Exec(ctx, `UPDATE messages SET content = $1, previous = $2, edited = true, mentioned = $3, reply_to_self = $4
-WHERE id = $5`, after.Content, after.Previous, after.Mentioned, after.ReplyToSelf, m.ID); err != nil {
+		after.Mentioned, after.ReplyToSelf, after.Changed = e.Mentioned, e.ReplyToSelf, changedTime(e.Time)
+		if _, err := tx.Exec(ctx, `UPDATE messages SET content = $1, previous = $2, edited = true, mentioned = $3, reply_to_self = $4, changed = $5
+WHERE id = $6`, after.Content, after.Previous, after.Mentioned, after.ReplyToSelf, after.Changed, m.ID); err != nil {
 			return err
 		}
 		changed = true
@@ -48,7 +49,7 @@ WHERE id = $5`, after.Content, after.Previous, after.Mentioned, after.ReplyToSel
 }
 
 // DeleteMessage marks a stored message deleted; see state.Edits.
-func (s *Store) DeleteMessage(ctx context.Context, channelID, platformID string) (before state.Message, changed bool, err error) {
+func (s *Store) DeleteMessage(ctx context.Context, channelID, platformID string, at time.Time) (before state.Message, changed bool, err error) {
 	if channelID == "" || platformID == "" {
 		return before, false, errors.New("delete message: empty channel or platform message id")
 	}
@@ -62,7 +63,7 @@ func (s *Store) DeleteMessage(ctx context.Context, channelID, platformID string)
 		if m.Deleted {
 			return nil
 		}
-		if _, err := tx.Exec(ctx, `UPDATE messages SET deleted = true, read = true WHERE id = $1`, m.ID); err != nil {
+		if _, err := tx.Exec(ctx, `UPDATE messages SET deleted = true, read = true, changed = $1 WHERE id = $2`, changedTime(at), m.ID); err != nil {
 			return err
 		}
 		changed = true
@@ -75,4 +76,13 @@ func (s *Store) DeleteMessage(ctx context.Context, channelID, platformID string)
 		return state.Message{}, false, fmt.Errorf("delete message %q in %q: %w", platformID, channelID, err)
 	}
 	return before, changed, nil
+}
+
+// changedTime is the time a change is stored with: as given, to the
+// store's precision, or now when none was given.
+func changedTime(t time.Time) time.Time {
+	if t.IsZero() {
+		t = time.Now()
+	}
+	return normTime(t)
 }

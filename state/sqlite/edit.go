@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/airi-go/airi/state"
 )
@@ -12,9 +13,9 @@ import (
 const (
 	editFindSQL = `SELECT ` + messageCols + ` FROM messages
 WHERE channel_id = ? AND platform_id = ? AND platform_id <> ''`
-	editSQL = `UPDATE messages SET content = ?, previous = ?, edited = 1, mentioned = ?, reply_to_self = ?
+	editSQL = `UPDATE messages SET content = ?, previous = ?, edited = 1, mentioned = ?, reply_to_self = ?, changed = ?
 WHERE id = ?`
-	deleteSQL = `UPDATE messages SET deleted = 1, read = 1 WHERE id = ?`
+	deleteSQL = `UPDATE messages SET deleted = 1, read = 1, changed = ? WHERE id = ?`
 )
 
 // EditMessage gives a stored message its new text; see state.Edits.
@@ -34,9 +35,9 @@ func (s *Store) EditMessage(ctx context.Context, e state.Edit) (before, after st
 			return nil
 		}
 		after.Previous, after.Content, after.Edited = m.Content, e.Content, true
-		after.Mentioned, after.ReplyToSelf = e.Mentioned, e.ReplyToSelf
+		after.Mentioned, after.ReplyToSelf, after.Changed = e.Mentioned, e.ReplyToSelf, changedTime(e.Time)
 		if _, err := tx.ExecContext(ctx, editSQL, after.Content, after.Previous,
-			boolInt(after.Mentioned), boolInt(after.ReplyToSelf), m.ID); err != nil {
+			boolInt(after.Mentioned), boolInt(after.ReplyToSelf), encTime(after.Changed), m.ID); err != nil {
 			return err
 		}
 		changed = true
@@ -56,7 +57,7 @@ func (s *Store) EditMessage(ctx context.Context, e state.Edit) (before, after st
 }
 
 // DeleteMessage marks a stored message deleted; see state.Edits.
-func (s *Store) DeleteMessage(ctx context.Context, channelID, platformID string) (before state.Message, changed bool, err error) {
+func (s *Store) DeleteMessage(ctx context.Context, channelID, platformID string, at time.Time) (before state.Message, changed bool, err error) {
 	if channelID == "" || platformID == "" {
 		return before, false, errors.New("delete message: empty channel or platform message id")
 	}
@@ -70,7 +71,7 @@ func (s *Store) DeleteMessage(ctx context.Context, channelID, platformID string)
 		if m.Deleted {
 			return nil
 		}
-		if _, err := tx.ExecContext(ctx, deleteSQL, m.ID); err != nil {
+		if _, err := tx.ExecContext(ctx, deleteSQL, encTime(changedTime(at)), m.ID); err != nil {
 			return err
 		}
 		changed = true
@@ -95,4 +96,13 @@ func (s *Store) DeleteMessage(ctx context.Context, channelID, platformID string)
 		return state.Message{}, false, fmt.Errorf("delete message %q in %q: %w", platformID, channelID, err)
 	}
 	return before, changed, nil
+}
+
+// changedTime is the time a change is stored with: as given, to the
+// store's precision, or now when none was given.
+func changedTime(t time.Time) time.Time {
+	if t.IsZero() {
+		t = time.Now()
+	}
+	return normTime(t)
 }

@@ -10,7 +10,7 @@ import (
 	"github.com/airi-go/airi/state"
 )
 
-const messageCols = `id, channel_id, platform_id, sender_id, sender_name, self, content, reply_to, mentioned, time, read, reply_to_self, from_bot, decision, edited, previous, deleted`
+const messageCols = `id, channel_id, platform_id, sender_id, sender_name, self, content, reply_to, mentioned, time, read, reply_to_self, from_bot, decision, edited, previous, deleted, changed`
 
 func scanMessage(sc scanner) (state.Message, error) { return scanMessageAnd(sc) }
 
@@ -18,14 +18,17 @@ func scanMessage(sc scanner) (state.Message, error) { return scanMessageAnd(sc) 
 // scanned into extra.
 func scanMessageAnd(sc scanner, extra ...any) (state.Message, error) {
 	var (
-		m state.Message
-		t int64
+		m          state.Message
+		t, changed int64
 	)
-	dest := append(make([]any, 0, 17+len(extra)), &m.ID, &m.ChannelID, &m.PlatformID, &m.SenderID, &m.SenderName, &m.Self,
+	dest := append(make([]any, 0, 18+len(extra)), &m.ID, &m.ChannelID, &m.PlatformID, &m.SenderID, &m.SenderName, &m.Self,
 		&m.Content, &m.ReplyTo, &m.Mentioned, &t, &m.Read, &m.ReplyToSelf, &m.FromBot, &m.Decision,
-		&m.Edited, &m.Previous, &m.Deleted)
+		&m.Edited, &m.Previous, &m.Deleted, &changed)
 	err := sc.Scan(append(dest, extra...)...)
 	m.Time = decTime(t)
+	if changed != 0 {
+		m.Changed = decTime(changed)
+	}
 	return m, err
 }
 

@@ -230,6 +230,7 @@ DROP INDEX messages_unread;
 ALTER TABLE messages ADD COLUMN edited INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE messages ADD COLUMN previous TEXT NOT NULL DEFAULT '';
 ALTER TABLE messages ADD COLUMN deleted INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE messages ADD COLUMN changed INTEGER NOT NULL DEFAULT 0;
 DROP TRIGGER messages_history_read;
 CREATE TRIGGER messages_history_read AFTER UPDATE OF read ON messages WHEN new.read = 1 AND old.read = 0 AND new.deleted = 0 BEGIN
 	INSERT INTO history_counts (channel_id, n) VALUES (new.channel_id, 1)

@@ -17,19 +17,19 @@ func testEditMessage(t *testing.T, s state.Store) {
 	}
 
 	t.Run("unread takes the new text", func(t *testing.T) {
-		before, after, changed, err := s.EditMessage(ctx, state.Edit{ChannelID: "c1", PlatformID: "p1", Content: "fixed", Mentioned: true})
+		before, after, changed, err := s.EditMessage(ctx, state.Edit{ChannelID: "c1", PlatformID: "p1", Content: "fixed", Mentioned: true, Time: at(5)})
 		if err != nil || !changed {
 			t.Fatalf("edit: changed=%v err=%v", changed, err)
 		}
 		equal(t, "before", before.Content, unread.Content)
-		if after.Content != "fixed" || after.Previous != unread.Content || !after.Edited || !after.Mentioned || after.ID != unread.ID {
+		if after.Content != "fixed" || after.Previous != unread.Content || !after.Edited || !after.Mentioned || after.ID != unread.ID || !after.Changed.Equal(at(5)) {
 			t.Errorf("after = %+v", after)
 		}
 		got, err := s.Unread(ctx, "c1", 0)
 		if err != nil || len(got) != 1 {
 			t.Fatalf("unread = %v, %v", got, err)
 		}
-		if got[0].Content != "fixed" || !got[0].Edited || got[0].Previous != unread.Content || !got[0].Mentioned {
+		if got[0].Content != "fixed" || !got[0].Edited || got[0].Previous != unread.Content || !got[0].Mentioned || !got[0].Changed.Equal(at(5)) {
 			t.Errorf("unread message = %+v", got[0])
 		}
 	})
@@ -86,18 +86,18 @@ func testDeleteMessage(t *testing.T, s state.Store) {
 		t.Fatal(err)
 	}
 
-	before, changed, err := s.DeleteMessage(ctx, "c1", "p1")
+	before, changed, err := s.DeleteMessage(ctx, "c1", "p1", at(10))
 	if err != nil || !changed || before.Read {
 		t.Fatalf("delete unread: before=%+v changed=%v err=%v", before, changed, err)
 	}
-	if _, changed, err := s.DeleteMessage(ctx, "c1", "p1"); err != nil || changed {
+	if _, changed, err := s.DeleteMessage(ctx, "c1", "p1", at(10)); err != nil || changed {
 		t.Errorf("repeated delete: changed=%v err=%v", changed, err)
 	}
-	before, changed, err = s.DeleteMessage(ctx, "c1", "p2")
+	before, changed, err = s.DeleteMessage(ctx, "c1", "p2", at(11))
 	if err != nil || !changed || !before.Read {
 		t.Fatalf("delete shown: before=%+v changed=%v err=%v", before, changed, err)
 	}
-	if _, _, err := s.DeleteMessage(ctx, "c1", "nope"); !errors.Is(err, state.ErrNotFound) {
+	if _, _, err := s.DeleteMessage(ctx, "c1", "nope", at(12)); !errors.Is(err, state.ErrNotFound) {
 		t.Errorf("delete of an unknown message: %v, want ErrNotFound", err)
 	}
 
@@ -133,6 +133,9 @@ func testDeleteMessage(t *testing.T, s state.Store) {
 	deleted := map[string]bool{}
 	for _, e := range events {
 		deleted[e.PlatformID] = e.Deleted
+		if e.PlatformID == "p2" && !e.Changed.Equal(at(11)) {
+			t.Errorf("deleted message changed at %v, want %v", e.Changed, at(11))
+		}
 	}
 	equal(t, "deleted marks in events", deleted, map[string]bool{"p1": true, "p2": true, "p3": false, "p4": false})
 }

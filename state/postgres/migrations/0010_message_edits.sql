@@ -4,6 +4,7 @@
 ALTER TABLE messages ADD COLUMN edited boolean NOT NULL DEFAULT false;
 ALTER TABLE messages ADD COLUMN previous text NOT NULL DEFAULT '';
 ALTER TABLE messages ADD COLUMN deleted boolean NOT NULL DEFAULT false;
+ALTER TABLE messages ADD COLUMN changed timestamptz;
 DROP TRIGGER messages_history_read ON messages;
 CREATE TRIGGER messages_history_read AFTER UPDATE OF read ON messages
 	FOR EACH ROW WHEN (NEW.read AND NOT OLD.read AND NOT NEW.deleted) EXECUTE FUNCTION history_count_add();
