@@ -55,9 +55,13 @@ type chatsBot struct {
 	model *openaitest.Server
 }
 
+// chatsStart is when the clock of every test starts.
+var chatsStart = time.Date(2026, 6, 1, 9, 0, 0, 0, time.UTC)
+
 // newChatsBot builds the bot on a fresh SQLite store with the adapter
-// made by adapter and the model answering with answer.
-func newChatsBot(t *testing.T, cfg Config, answer openaitest.AnswerFunc, adapter func(store state.Store) Adapter) *chatsBot {
+// made by adapter and the model answering with answer, on clock (a new
+// one when nil).
+func newChatsBot(t *testing.T, cfg Config, answer openaitest.AnswerFunc, adapter func(store state.Store) Adapter, clock *chatsClock) *chatsBot {
 	t.Helper()
 	log := zaptest.NewLogger(t)
 	store, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "airi.db"), log)
@@ -69,7 +73,9 @@ func newChatsBot(t *testing.T, cfg Config, answer openaitest.AnswerFunc, adapter
 	if err != nil {
 		t.Fatal(err)
 	}
-	clock := &chatsClock{now: time.Date(2026, 6, 1, 9, 0, 0, 0, time.UTC)}
+	if clock == nil {
+		clock = &chatsClock{now: chatsStart}
+	}
 	if cfg.Debounce == 0 {
 		cfg.Debounce = 2 * time.Second
 	}
@@ -108,18 +114,21 @@ func (c *chatsBot) due(d time.Duration) (string, string, bool) {
 	return id, trig, ok && !at.After(c.clock.Now().Add(d))
 }
 
-// telegramPoller is the Telegram adapter polled step by step.
+// telegramPoller is the Telegram adapter polled step by step; the fake
+// Bot API dates its messages on the bot's clock.
 type telegramPoller struct {
 	t      *testing.T
 	srv    *telegramtest.Server
 	a      *telegram.Adapter
+	clock  *chatsClock
 	offset int
 }
 
 func newTelegram(t *testing.T) (*telegramtest.Server, *telegramPoller) {
-	srv := telegramtest.Start(telegramtest.Options{})
+	clock := &chatsClock{now: chatsStart}
+	srv := telegramtest.Start(telegramtest.Options{Now: clock.Now})
 	t.Cleanup(srv.Close)
-	return srv, &telegramPoller{t: t, srv: srv}
+	return srv, &telegramPoller{t: t, srv: srv, clock: clock}
 }
 
 func (p *telegramPoller) adapter(store state.Store) Adapter {
@@ -169,7 +178,7 @@ var ada = telegramtest.User{ID: 501, FirstName: "Ada"}
 func TestEditBeforeTheDebounceShowsOnlyTheNewText(t *testing.T) {
 	srv, tg := newTelegram(t)
 	chat := strconv.FormatInt(ada.ID, 10)
-	c := newChatsBot(t, Config{}, sendTo(chat, "6"), tg.adapter)
+	c := newChatsBot(t, Config{}, sendTo(chat, "6"), tg.adapter, tg.clock)
 
 	m := srv.Post(telegramtest.Incoming{From: ada, Text: "what is 2+2 m-aaa"})
 	tg.poll(c.b)
@@ -196,7 +205,7 @@ func TestEditBeforeTheDebounceShowsOnlyTheNewText(t *testing.T) {
 func TestEditAfterTheReply(t *testing.T) {
 	srv, tg := newTelegram(t)
 	chat := strconv.FormatInt(ada.ID, 10)
-	c := newChatsBot(t, Config{}, sendTo(chat, "4"), tg.adapter)
+	c := newChatsBot(t, Config{}, sendTo(chat, "4"), tg.adapter, tg.clock)
 
 	m := srv.Post(telegramtest.Incoming{From: ada, Text: "what is 2+2 m-aaa"})
 	tg.poll(c.b)
@@ -253,7 +262,7 @@ func TestEditThatAddressesTheBotWakesIt(t *testing.T) {
 	chat := strconv.FormatInt(group.ID, 10)
 	cfg := Config{Attention: attention.Policy{Default: attention.Defaults()}}
 	cfg.Attention.Default.Mode = attention.ModeAddressed
-	c := newChatsBot(t, cfg, sendTo(chat, "here"), tg.adapter)
+	c := newChatsBot(t, cfg, sendTo(chat, "here"), tg.adapter, tg.clock)
 
 	m := srv.Post(telegramtest.Incoming{Chat: group, From: ada, Text: "is anyone around"})
 	tg.poll(c.b)
@@ -294,7 +303,7 @@ func TestForumTopicsAreChannels(t *testing.T) {
 		return openaitest.Text(fmt.Sprintf(`{"action":"send_message","channelId":%q,"content":"ok %d"}`, id, r.Call))
 	}
 	cfg.SendUser = true
-	c := newChatsBot(t, cfg, answer, tg.adapter)
+	c := newChatsBot(t, cfg, answer, tg.adapter, tg.clock)
 
 	// Topics 5 and 9 as ids: created in this order in a chat whose first
 	// four messages were already there.
@@ -385,7 +394,7 @@ func satoriBot(t *testing.T, answer openaitest.AnswerFunc) (*satoritest.Server, 
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := newChatsBot(t, Config{}, answer, func(state.Store) Adapter { return Adapter{Sender: a} })
+	c := newChatsBot(t, Config{}, answer, func(state.Store) Adapter { return Adapter{Sender: a} }, nil)
 	n := &notifyInbox{in: c.b.Inbox(satori.Name), done: make(chan struct{}, 16)}
 	ctx, cancel := context.WithCancel(context.Background())
 	stopped := make(chan error, 1)
