@@ -34,3 +34,21 @@ func TestMessageChanges(t *testing.T) {
 		})
 	}
 }
+
+func TestThreadTitleNamesItsGuild(t *testing.T) {
+	srv := satoritest.NewServer(satoritest.Options{})
+	defer srv.Close()
+	in := newInbox()
+	start(t, testConfig(srv), &cursors{}, in)
+	srv.PushMessage(satoritest.Message{ID: "m1", ChannelID: "t1", ChannelName: "release plans", ParentID: "c1",
+		GuildID: "g1", GuildName: "Makers", UserID: "u1", UserName: "Ada", Content: "hi"})
+	srv.PushMessage(satoritest.Message{ID: "m2", ChannelID: "c1", ChannelName: "general",
+		GuildID: "g1", GuildName: "Makers", UserID: "u1", UserName: "Ada", Content: "hi"})
+	got := in.wait(t, 2)
+	if got[0].ch.ID != "t1" || got[0].ch.Title != "Makers / release plans" {
+		t.Errorf("thread channel = %+v", got[0].ch)
+	}
+	if got[1].ch.Title != "general" {
+		t.Errorf("plain channel = %+v", got[1].ch)
+	}
+}

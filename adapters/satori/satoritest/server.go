@@ -74,15 +74,17 @@ type Message struct {
 	ID          string `json:"id,omitempty"`
 	ChannelID   string `json:"channelId"`
 	ChannelName string `json:"channelName,omitempty"`
-	Direct      bool   `json:"direct,omitempty"`
-	GuildID     string `json:"guildId,omitempty"`
-	GuildName   string `json:"guildName,omitempty"`
-	UserID      string `json:"userId"`
-	UserName    string `json:"userName,omitempty"`
-	UserNick    string `json:"userNick,omitempty"`
-	MemberNick  string `json:"memberNick,omitempty"`
-	Content     string `json:"content"`
-	QuoteID     string `json:"quoteId,omitempty"`
+	// ParentID makes the channel a thread of that channel.
+	ParentID   string `json:"parentId,omitempty"`
+	Direct     bool   `json:"direct,omitempty"`
+	GuildID    string `json:"guildId,omitempty"`
+	GuildName  string `json:"guildName,omitempty"`
+	UserID     string `json:"userId"`
+	UserName   string `json:"userName,omitempty"`
+	UserNick   string `json:"userNick,omitempty"`
+	MemberNick string `json:"memberNick,omitempty"`
+	Content    string `json:"content"`
+	QuoteID    string `json:"quoteId,omitempty"`
 	// QuoteUserID is the author of the quoted message (the bot's login
 	// user id for a reply to the bot).
 	QuoteUserID string `json:"quoteUserId,omitempty"`
@@ -497,6 +499,9 @@ func (s *Server) pushMessageAs(typ string, m Message) int64 {
 	channel := map[string]any{"id": m.ChannelID, "type": chanType}
 	if m.ChannelName != "" {
 		channel["name"] = m.ChannelName
+	}
+	if m.ParentID != "" {
+		channel["parent_id"] = m.ParentID
 	}
 	user := map[string]any{"id": m.UserID}
 	if m.UserName != "" {
