@@ -68,6 +68,7 @@ func (a *Adapter) handle(ctx context.Context, inbox adapters.Inbox, u telego.Upd
 func (a *Adapter) convert(m *telego.Message) (state.Channel, state.Message, bool) {
 	botID, botName := a.Me()
 	a.learnTopic(m)
+	a.rememberTopic(m)
 	content := messageContent(m)
 	if content == "" {
 		return state.Channel{}, state.Message{}, false

@@ -44,6 +44,9 @@ func (a *Adapter) Send(ctx context.Context, out state.Outgoing) (string, error) 
 			return "", fmt.Errorf("telegram send: replyTo %q is not a Telegram message id (a number)", out.ReplyTo)
 		}
 		reply = &telego.ReplyParameters{MessageID: id, AllowSendingWithoutReply: true}
+		if err := a.checkReply(chat.ID, thread, id); err != nil {
+			return "", err
+		}
 	}
 	// In a forum, every part goes to the channel's topic, a reply too:
 	// the topic is the channel, so an answer never lands in another one.

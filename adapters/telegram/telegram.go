@@ -89,6 +89,8 @@ type Adapter struct {
 	me      telego.User
 	members map[int64][]string  // display names seen per chat, newest last
 	topics  map[topicKey]string // names of the forum topics seen
+	// msgTopics is the topic of each forum message seen lately.
+	msgTopics map[msgKey]int
 
 	// failing is the update whose delivery failed last, and how many
 	// times in a row (only Poll's goroutine uses it).

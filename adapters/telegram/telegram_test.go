@@ -558,6 +558,12 @@ func TestForumTopics(t *testing.T) {
 	if fmt.Sprint(threads) != want {
 		t.Fatalf("sent to topics %v, want %v", threads, want)
 	}
+	if _, err := a.Send(ctxT(t), state.Outgoing{ChannelID: id, Content: "across", ReplyTo: strconv.Itoa(first.MessageID)}); err == nil || !strings.Contains(err.Error(), "another channel") {
+		t.Errorf("a reply from General to a message of topic %d: %v", tea, err)
+	}
+	if n := len(srv.Sent()); n != 4 {
+		t.Errorf("%d messages sent, want the refused reply left out", n)
+	}
 	if _, err := a.Send(ctxT(t), state.Outgoing{ChannelID: id + "/99", Content: "nowhere"}); err == nil || !strings.Contains(err.Error(), "no longer exists") {
 		t.Errorf("send to a missing topic: %v", err)
 	}

@@ -113,3 +113,52 @@ func (a *Adapter) channelTitle(m *telego.Message) string {
 	}
 	return title + " / " + name
 }
+
+// maxKnownMessages bounds the messages whose topic is remembered for
+// checking replies; past it the oldest half is forgotten.
+const maxKnownMessages = 8192
+
+// msgKey names a message of a chat.
+type msgKey struct {
+	chat int64
+	id   int
+}
+
+// rememberTopic keeps the topic a forum message was written in, so that
+// a reply to it from another topic's channel is refused.
+func (a *Adapter) rememberTopic(m *telego.Message) {
+	if !m.Chat.IsForum {
+		return
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.msgTopics == nil {
+		a.msgTopics = map[msgKey]int{}
+	}
+	if len(a.msgTopics) >= maxKnownMessages {
+		for k := range a.msgTopics {
+			if len(a.msgTopics) < maxKnownMessages/2 {
+				break
+			}
+			delete(a.msgTopics, k)
+		}
+	}
+	a.msgTopics[msgKey{m.Chat.ID, m.MessageID}] = topicOf(m)
+}
+
+// checkReply refuses a reply, sent to thread of chat, to a message known
+// to be in another topic: Telegram would put it in the replied message's
+// topic, another channel than the one answered.
+func (a *Adapter) checkReply(chat int64, thread, replyTo int) error {
+	a.mu.Lock()
+	topic, known := a.msgTopics[msgKey{chat, replyTo}]
+	a.mu.Unlock()
+	if !known || topic == thread {
+		return nil
+	}
+	where := "the General topic"
+	if topic != 0 {
+		where = "topic " + strconv.Itoa(topic)
+	}
+	return fmt.Errorf("telegram send: replyTo %d is a message of %s, another channel; reply to a message of this channel or leave replyTo out; not sent", replyTo, where)
+}
