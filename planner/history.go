@@ -48,7 +48,8 @@ func (b *Builder) window(msgs []state.Message, total int) []state.Message {
 // them, so the model keeps seeing itself answer in JSON. Other people's are
 // user turns `Name: "text"`, the text quoted so that its line breaks,
 // brackets or JSON cannot pass for the runtime's words. Text longer than
-// prompts.MaxHistoryRunes is cut with a marker.
+// prompts.MaxHistoryRunes is cut with a marker. A message edited after it
+// arrived shows its newest text, marked "(edited)".
 func historyTurn(m state.Message, channelID string) state.ChatMessage {
 	m.Content = prompts.Cut(m.Content, prompts.MaxHistoryRunes)
 	if m.Self {
@@ -73,6 +74,10 @@ func historyTurn(m state.Message, channelID string) state.ChatMessage {
 	b = append(b, name...)
 	b = append(b, ':', ' ')
 	b = prompts.AppendQuote(b, m.Content)
+	if m.Edited {
+		// The newest text stands; the state message said once what it was.
+		b = append(b, " (edited)"...)
+	}
 	return state.ChatMessage{Role: RoleUser, Content: string(b)}
 }
 

@@ -36,6 +36,7 @@ func Defaults() Config {
 		MaxSendParts:        actions.DefaultMaxSendParts,
 		Attention:           attention.Policy{Default: attention.Defaults()},
 		Budget:              budget.Config{Location: time.UTC},
+		AnswerTokens:        scheduler.DefaultAnswerTokens,
 		TickRetention:       DefaultTickRetention,
 		LeaseTTL:            postgres.DefaultLeaseTTL,
 	}

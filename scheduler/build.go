@@ -139,6 +139,8 @@ func (t *tick) input(ctx context.Context) (planner.Input, error) {
 			notice = "Today's token budget is nearly used up: until the day rolls over you are woken only when addressed."
 		}
 	}
+	t.changes = t.l.changeNotes()
+	notice = withChanges(notice, t.changes)
 	return planner.Input{
 		Attention:     attn,
 		Notice:        notice,

@@ -30,6 +30,9 @@ func (s *Scheduler) Deliver(ctx context.Context, ch state.Channel, msg state.Mes
 	if closed {
 		return errors.New("deliver: scheduler is shutting down")
 	}
+	if msg.Edited || msg.Deleted {
+		return s.deliverChange(ctx, ch, msg)
+	}
 	ch, changed, err := s.channelUpdate(ctx, ch, msg)
 	if err != nil {
 		return err

@@ -39,6 +39,8 @@ type Store interface {
 	RecordTick(ctx context.Context, act *state.ActionRecord, keep, over int, t state.Tick) (actionID, tickID int64, err error)
 	// SetNoteTick records the tick that wrote memory notes.
 	SetNoteTick(ctx context.Context, ids []int64, tick int64) error
+	// Edits keeps the edits and deletions the platforms report.
+	state.Edits
 }
 
 // Prompter builds the request of one tick.

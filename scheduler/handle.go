@@ -43,6 +43,7 @@ func (t *tick) handle(ctx context.Context) error {
 		}
 	}
 	w.pending = nil
+	l.changesShown(t.changes)
 	if s.cfg.Attention != nil {
 		l.called(t.now, seen)
 	}
@@ -79,9 +80,13 @@ func (t *tick) handle(ctx context.Context) error {
 		}
 		rec.Action, actRec.Action = raw, raw
 		actRec.Name, actRec.Reasoning = parsed.Action.Name, parsed.Reasoning
-		out.res = s.deps.Dispatcher.Dispatch(ctx, actions.Call{
-			Channel: l.id, Action: parsed.Action, Watermark: t.watermark, MayAbort: !w.aborted,
-		})
+		if res, held := t.holdDeleted(parsed.Action, shown); held {
+			out.res = res
+		} else {
+			out.res = s.deps.Dispatcher.Dispatch(ctx, actions.Call{
+				Channel: l.id, Action: parsed.Action, Watermark: t.watermark, MayAbort: !w.aborted,
+			})
+		}
 		out.delivered += out.res.Delivered
 		if parsed.Action.Name == actions.NameSendMessage {
 			s.logSend(l.id, out.res)

@@ -49,6 +49,9 @@ const (
 	// TriggerUnread: messages are still unread after a wake (beyond the
 	// display cap, or arrived late), or arrived while the model slept.
 	TriggerUnread Trigger = "unread"
+	// TriggerEdited: an edit made a message address the bot that did
+	// not before.
+	TriggerEdited Trigger = "edited"
 )
 
 // loop is one channel's loop. It holds a goroutine only while a wake is
@@ -76,6 +79,9 @@ type loop struct {
 	firstPending time.Time
 	rearms       int
 	att          attendance
+	// changed are the edits and deletions of messages already shown,
+	// for the state message until a request showing them is answered.
+	changed changes
 	// active is set while the loop's goroutine runs; timer starts it
 	// when a wake falls due later.
 	active bool

@@ -90,6 +90,8 @@ type tick struct {
 	tokens    int
 	req       planner.Request
 	watermark int64
+	// changes are the edit and deletion lines the state message shows.
+	changes []string
 
 	// Left by call: the answer, or that a new message interrupted it.
 	resp        planner.Response

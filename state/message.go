@@ -31,6 +31,19 @@ type Message struct {
 	// ("unaddressed", "cooldown", "budget", "sender-rate", "bot"). Empty
 	// for the bot's own messages and when no policy decided.
 	Decision string `json:"decision,omitempty"`
+	// Edited says the message was changed on the platform after it
+	// arrived; Content is its newest text and Previous the text before
+	// the latest edit. Delivered to the runtime, an Edited message is an
+	// edit of the stored message with the same PlatformID.
+	Edited   bool   `json:"edited,omitempty"`
+	Previous string `json:"previous,omitempty"`
+	// Deleted says the message was deleted on the platform: it is never
+	// shown to the model again. Delivered to the runtime, a Deleted
+	// message is the deletion of the stored one with the same PlatformID.
+	Deleted bool `json:"deleted,omitempty"`
+	// Changed is when the latest edit or the deletion arrived (zero:
+	// never changed).
+	Changed time.Time `json:"changed,omitempty"`
 }
 
 // MaxContentBytes bounds a stored message; longer incoming text is cut by

@@ -149,6 +149,8 @@ type Store interface {
 	Operations
 	// TokenUsage keeps the daily token counts of the budgets.
 	TokenUsage
+	// Edits keeps edits and deletions of stored messages.
+	Edits
 
 	// Close releases the store.
 	Close() error

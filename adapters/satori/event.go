@@ -125,6 +125,8 @@ type wireChannel struct {
 	ID   flexString `json:"id"`
 	Type *int       `json:"type"`
 	Name string     `json:"name"`
+	// ParentID names the channel a thread belongs to (Discord, Lark).
+	ParentID flexString `json:"parent_id"`
 }
 
 type wireGuild struct {

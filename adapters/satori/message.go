@@ -68,6 +68,9 @@ func (a *Adapter) convert(ev *wireEvent, now time.Time) (state.Channel, state.Me
 		Group:    !direct,
 	}
 	switch {
+	case wc.Name != "" && wc.ParentID != "" && guild != nil && guild.Name != "":
+		// A thread is a channel of its own; its guild keeps it in context.
+		ch.Title = guild.Name + " / " + wc.Name
 	case wc.Name != "":
 		ch.Title = wc.Name
 	case guild != nil && guild.Name != "":

@@ -380,6 +380,16 @@ func (a *Adapter) onEvent(ctx context.Context, inbox adapters.Inbox, body []byte
 			return fmt.Errorf("%w %s in %s: %w", errDeliver, msg.PlatformID, ch.ID, err)
 		}
 		log.Debug("message delivered", zap.String("channel", ch.ID), zap.String("id", msg.PlatformID), zap.Bool("self", msg.Self))
+	case "message-updated", "message-deleted":
+		ch, msg, err := a.convertChange(&ev, a.cfg.Now())
+		if err != nil {
+			log.Warn("message change ignored", zap.Error(err))
+			break
+		}
+		if err := inbox.Deliver(ctx, ch, msg); err != nil {
+			return fmt.Errorf("%w %s of %s in %s: %w", errDeliver, ev.Type, msg.PlatformID, ch.ID, err)
+		}
+		log.Debug("message change delivered", zap.String("channel", ch.ID), zap.String("id", msg.PlatformID))
 	case "login-added", "login-updated":
 		if ev.Login != nil {
 			p, id := ev.bot()

@@ -51,7 +51,7 @@ func (in *memInbox) Deliver(ctx context.Context, ch state.Channel, msg state.Mes
 	defer in.mu.Unlock()
 	key := msg.ChannelID + "/" + msg.PlatformID
 	in.channels[ch.ID] = ch
-	if in.seen[key] {
+	if in.seen[key] && !msg.Edited && !msg.Deleted {
 		in.dups++
 		return nil
 	}

@@ -43,8 +43,19 @@ func (a *Adapter) handle(ctx context.Context, inbox adapters.Inbox, u telego.Upd
 		}
 		return nil
 	case u.EditedMessage != nil:
-		a.log.Info("ignoring an edited message", zap.Int("update", u.UpdateID),
-			zap.Int64("chat", u.EditedMessage.Chat.ID), zap.Int("message", u.EditedMessage.MessageID))
+		ch, msg, ok := a.convert(u.EditedMessage)
+		if !ok {
+			return nil
+		}
+		// The runtime replaces the stored text; an edit that changes
+		// nothing it shows (a link preview, a reaction) changes nothing.
+		msg.Edited = true
+		if d := u.EditedMessage.EditDate; d != 0 {
+			msg.Time = time.Unix(d, 0).UTC()
+		}
+		if err := inbox.Deliver(ctx, ch, msg); err != nil {
+			return fmt.Errorf("telegram deliver edit of update %d: %w", u.UpdateID, err)
+		}
 		return nil
 	default:
 		a.log.Debug("skipping an update of another kind", zap.Int("update", u.UpdateID))
@@ -56,6 +67,8 @@ func (a *Adapter) handle(ctx context.Context, inbox adapters.Inbox, u telego.Upd
 // ok is false for messages with nothing to read (service messages).
 func (a *Adapter) convert(m *telego.Message) (state.Channel, state.Message, bool) {
 	botID, botName := a.Me()
+	a.learnTopic(m)
+	a.rememberTopic(m)
 	content := messageContent(m)
 	if content == "" {
 		return state.Channel{}, state.Message{}, false
@@ -63,7 +76,7 @@ func (a *Adapter) convert(m *telego.Message) (state.Channel, state.Message, bool
 	if len(content) > state.MaxContentBytes {
 		content = cutContent(content, state.MaxContentBytes)
 	}
-	chatID := strconv.FormatInt(m.Chat.ID, 10)
+	chatID := channelID(m)
 	msg := state.Message{
 		ChannelID:  chatID,
 		PlatformID: strconv.Itoa(m.MessageID),
@@ -81,45 +94,22 @@ func (a *Adapter) convert(m *telego.Message) (state.Channel, state.Message, bool
 		msg.SenderID = senderID(m.SenderChat.ID)
 		msg.SenderName = chatTitle(m.SenderChat)
 	}
-	if r := m.ReplyToMessage; r != nil {
+	if r := m.ReplyToMessage; r != nil && !topicRoot(m, r) {
 		msg.ReplyTo = strconv.Itoa(r.MessageID)
 		msg.ReplyToSelf = !msg.Self && r.From != nil && botID != 0 && r.From.ID == botID
 	}
 	msg.Mentioned = !msg.Self && addressed(m, botID, botName)
 
-	if !msg.Self {
-		a.rememberThread(m)
-	}
 	group := m.Chat.Type != telego.ChatTypePrivate
 	ch := state.Channel{
 		ID:       chatID,
 		Platform: Name,
 		NativeID: chatID,
 		Group:    group,
-		Title:    chatTitle(&m.Chat),
+		Title:    a.channelTitle(m),
 		Members:  a.seen(m.Chat.ID, msg.SenderName, msg.Self),
 	}
 	return ch, msg, true
-}
-
-// rememberThread keeps the forum topic the chat's latest message was
-// written in, so that an answer without a reply target lands there rather
-// than in the General topic.
-func (a *Adapter) rememberThread(m *telego.Message) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if m.IsTopicMessage && m.MessageThreadID != 0 {
-		a.threads[m.Chat.ID] = m.MessageThreadID
-	} else {
-		delete(a.threads, m.Chat.ID)
-	}
-}
-
-// thread returns the topic to answer in for a chat (0: none).
-func (a *Adapter) thread(chatID int64) int {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return a.threads[chatID]
 }
 
 // seen records a sender's display name for a chat and returns the names

@@ -29,7 +29,7 @@ const maxFloodRetries = 5
 // error wraps state.ErrOutcomeUnknown and nothing is retried. If the
 // entities are refused, the part is sent again as plain text.
 func (a *Adapter) Send(ctx context.Context, out state.Outgoing) (string, error) {
-	chat, err := parseChatID(out.ChannelID)
+	chat, thread, err := splitChannel(out.ChannelID)
 	if err != nil {
 		return "", err
 	}
@@ -44,14 +44,12 @@ func (a *Adapter) Send(ctx context.Context, out state.Outgoing) (string, error) 
 			return "", fmt.Errorf("telegram send: replyTo %q is not a Telegram message id (a number)", out.ReplyTo)
 		}
 		reply = &telego.ReplyParameters{MessageID: id, AllowSendingWithoutReply: true}
+		if err := a.checkReply(chat.ID, thread, id); err != nil {
+			return "", err
+		}
 	}
-	// In a forum, an answer goes to the topic people are talking in: a
-	// reply lands in its message's topic by itself, other messages need the
-	// topic's id, and later parts follow the first.
-	thread := 0
-	if reply == nil && chat.ID != 0 {
-		thread = a.thread(chat.ID)
-	}
+	// In a forum, every part goes to the channel's topic, a reply too:
+	// the topic is the channel, so an answer never lands in another one.
 	var first string
 	for i, p := range nonEmpty {
 		params := &telego.SendMessageParams{ChatID: chat, Text: p.HTML(), ParseMode: telego.ModeHTML, MessageThreadID: thread}
@@ -70,9 +68,6 @@ func (a *Adapter) Send(ctx context.Context, out state.Outgoing) (string, error) 
 		}
 		if i == 0 {
 			first = strconv.Itoa(msg.MessageID)
-			if msg.IsTopicMessage {
-				thread = msg.MessageThreadID
-			}
 		}
 	}
 	return first, nil
@@ -132,10 +127,9 @@ func (a *Adapter) sendPart(ctx context.Context, params *telego.SendMessageParams
 				continue
 			case apiErr.ErrorCode == http.StatusBadRequest && params.MessageThreadID != 0 &&
 				strings.Contains(strings.ToLower(apiErr.Description), "thread not found"):
-				// The topic was deleted or closed since; the General topic
-				// is better than no answer.
-				params.MessageThreadID = 0
-				continue
+				// The topic was deleted since. Another topic (General
+				// included) is another channel: the answer goes nowhere.
+				return nil, fmt.Errorf("telegram send: forum topic %d no longer exists; not sent", params.MessageThreadID)
 			case apiErr.ErrorCode >= 500:
 				return nil, fmt.Errorf("telegram send: %w: %d %s", state.ErrOutcomeUnknown, apiErr.ErrorCode, apiErr.Description)
 			default:
@@ -155,13 +149,13 @@ func (a *Adapter) sendPart(ctx context.Context, params *telego.SendMessageParams
 // Typing shows the typing indicator in a chat (Telegram shows it for about
 // five seconds or until the bot's next message).
 func (a *Adapter) Typing(ctx context.Context, channelID string) error {
-	chat, err := parseChatID(channelID)
+	chat, thread, err := splitChannel(channelID)
 	if err != nil {
 		return err
 	}
 	tctx, cancel := context.WithTimeout(ctx, a.cfg.HTTPTimeout)
 	defer cancel()
-	if err := a.bot.SendChatAction(tctx, &telego.SendChatActionParams{ChatID: chat, Action: telego.ChatActionTyping}); err != nil {
+	if err := a.bot.SendChatAction(tctx, &telego.SendChatActionParams{ChatID: chat, MessageThreadID: thread, Action: telego.ChatActionTyping}); err != nil {
 		var apiErr *ta.Error
 		if errors.As(err, &apiErr) {
 			return fmt.Errorf("telegram typing: %s", describeAPIError(apiErr))

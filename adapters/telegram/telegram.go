@@ -87,8 +87,10 @@ type Adapter struct {
 
 	mu      sync.Mutex
 	me      telego.User
-	members map[int64][]string // display names seen per chat, newest last
-	threads map[int64]int      // forum topic of each chat's latest message
+	members map[int64][]string  // display names seen per chat, newest last
+	topics  map[topicKey]string // names of the forum topics seen
+	// msgTopics is the topic of each forum message seen lately.
+	msgTopics map[msgKey]int
 
 	// failing is the update whose delivery failed last, and how many
 	// times in a row (only Poll's goroutine uses it).
@@ -129,7 +131,7 @@ func New(cfg Config, cursors adapters.Cursors, logger *zap.Logger) (*Adapter, er
 		wait:    backoff.Sleep,
 		ready:   make(chan struct{}),
 		members: make(map[int64][]string),
-		threads: make(map[int64]int),
+		topics:  make(map[topicKey]string),
 	}
 	client := cfg.HTTPClient
 	if client == nil {

@@ -169,24 +169,27 @@ func TestPlaceholders(t *testing.T) {
 	}
 }
 
-func TestEditsAreIgnored(t *testing.T) {
+func TestEditsAreDelivered(t *testing.T) {
 	srv := startServer(t)
 	a := newAdapter(t, srv, nil)
 	inbox := newInbox()
 	run(t, a, inbox)
 
 	m := srv.Post(telegramtest.Incoming{From: ann, Text: "helo"})
-	if err := srv.Edit(m.Chat.ID, m.MessageID, "hello"); err != nil {
+	if err := srv.Edit(m.Chat.ID, m.MessageID, "hello @"+srv.Bot().Username); err != nil {
 		t.Fatal(err)
 	}
 	srv.Post(telegramtest.Incoming{From: ann, Text: "after"})
-	msgs := inbox.wait(t, 2)
-	// The edit (update 2) was confirmed along with the rest.
+	msgs := inbox.wait(t, 3)
 	if err := srv.WaitConfirmed(ctxT(t), 3); err != nil {
 		t.Fatal(err)
 	}
-	if got := inbox.messages(); len(got) != 2 || msgs[0].Content != "helo" || msgs[1].Content != "after" {
-		t.Fatalf("delivered %+v", got)
+	edit := msgs[1]
+	if msgs[0].Content != "helo" || msgs[0].Edited || msgs[2].Content != "after" {
+		t.Fatalf("delivered %+v", msgs)
+	}
+	if !edit.Edited || edit.PlatformID != msgs[0].PlatformID || edit.Content != "hello @"+srv.Bot().Username || !edit.Mentioned {
+		t.Fatalf("edit delivered as %+v", edit)
 	}
 }
 
@@ -513,26 +516,59 @@ func TestForumTopics(t *testing.T) {
 	forum := telegramtest.Chat{ID: -1009876543210, Type: telegramtest.Supergroup, Title: "Forum", IsForum: true}
 	id := strconv.FormatInt(forum.ID, 10)
 
-	srv.Post(telegramtest.Incoming{Chat: forum, From: ann, Text: "in the tea topic", Thread: 7})
-	inbox.wait(t, 1)
-	long := strings.Repeat("word ", 1000) // two parts
-	if _, err := a.Send(ctxT(t), state.Outgoing{ChannelID: id, Content: long}); err != nil {
+	tea := srv.CreateTopic(forum, ann, "Tea")
+	first := srv.Post(telegramtest.Incoming{Chat: forum, From: ann, Text: "in the tea topic", Thread: tea})
+	srv.Post(telegramtest.Incoming{Chat: forum, From: bob, Text: "in General"})
+	if err := srv.RenameTopic(forum, ann, tea, "Tea & cake"); err != nil {
 		t.Fatal(err)
 	}
-	srv.Post(telegramtest.Incoming{Chat: forum, From: bob, Text: "in General"})
-	inbox.wait(t, 2)
+	srv.Post(telegramtest.Incoming{Chat: forum, From: bob, Text: "renamed", Thread: tea})
+	msgs := inbox.wait(t, 3)
+	topic := id + "/" + strconv.Itoa(tea)
+	for i, want := range []string{topic, id, topic} {
+		if msgs[i].ChannelID != want {
+			t.Errorf("message %d (%q) is in channel %q, want %q", i, msgs[i].Content, msgs[i].ChannelID, want)
+		}
+	}
+	if msgs[0].ReplyTo != "" {
+		t.Errorf("a topic message replies to %q: the topic's creation is no reply", msgs[0].ReplyTo)
+	}
+	if got := inbox.channel(id).Title; got != "Forum" {
+		t.Errorf("General's title = %q", got)
+	}
+	if got := inbox.channel(topic).Title; got != "Forum / Tea & cake" {
+		t.Errorf("topic title = %q, want the renamed one", got)
+	}
+
+	long := strings.Repeat("word ", 1000) // two parts
+	if _, err := a.Send(ctxT(t), state.Outgoing{ChannelID: topic, Content: long}); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := a.Send(ctxT(t), state.Outgoing{ChannelID: id, Content: "to General"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := a.Send(ctxT(t), state.Outgoing{ChannelID: id, Content: "replying in the topic", ReplyTo: "1"}); err != nil {
+	if _, err := a.Send(ctxT(t), state.Outgoing{ChannelID: topic, Content: "replying in the topic", ReplyTo: strconv.Itoa(first.MessageID)}); err != nil {
 		t.Fatal(err)
 	}
 	var threads []int
 	for _, s := range srv.Sent() {
 		threads = append(threads, s.Thread)
 	}
-	if fmt.Sprint(threads) != "[7 7 0 7]" {
-		t.Fatalf("sent to topics %v, want [7 7 0 7]", threads)
+	want := fmt.Sprint([]int{tea, tea, 0, tea})
+	if fmt.Sprint(threads) != want {
+		t.Fatalf("sent to topics %v, want %v", threads, want)
+	}
+	if _, err := a.Send(ctxT(t), state.Outgoing{ChannelID: id, Content: "across", ReplyTo: strconv.Itoa(first.MessageID)}); err == nil || !strings.Contains(err.Error(), "another channel") {
+		t.Errorf("a reply from General to a message of topic %d: %v", tea, err)
+	}
+	if n := len(srv.Sent()); n != 4 {
+		t.Errorf("%d messages sent, want the refused reply left out", n)
+	}
+	if _, err := a.Send(ctxT(t), state.Outgoing{ChannelID: id + "/99", Content: "nowhere"}); err == nil || !strings.Contains(err.Error(), "no longer exists") {
+		t.Errorf("send to a missing topic: %v", err)
+	}
+	if _, err := a.Send(ctxT(t), state.Outgoing{ChannelID: id + "/x", Content: "bad"}); err == nil {
+		t.Error("a channel id with a bad topic was accepted")
 	}
 }
 

@@ -137,7 +137,7 @@ func TestWebhookRequests(t *testing.T) {
 		secret  *string
 		body    string
 		status  int
-		stored  int // messages stored after the request
+		stored  int // messages and edits delivered after the request
 		lookups int // UpdateSeen calls so far
 	}{
 		{"missing secret", "POST", nil, message, 401, 0, 0},
@@ -148,8 +148,8 @@ func TestWebhookRequests(t *testing.T) {
 		{"no update id", "POST", ptr(secret), `{"message": {}}`, 200, 0, 0},
 		{"message", "POST", ptr(secret), message, 200, 1, 1},
 		{"the same update again", "POST", ptr(secret), message, 200, 1, 2},
-		{"an edit, not a message", "POST", ptr(secret), edited, 200, 1, 3},
-		{"the edit again", "POST", ptr(secret), edited, 200, 1, 4},
+		{"an edit", "POST", ptr(secret), edited, 200, 2, 3},
+		{"the edit again", "POST", ptr(secret), edited, 200, 2, 4},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

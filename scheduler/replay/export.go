@@ -87,23 +87,26 @@ func build(ch state.Channel, events []state.Message, ticks []state.Tick, opt Exp
 			s.Header.Attention = mode
 		}
 	}
+	// A stored message is one line, or several when it was edited or
+	// deleted since (each change at its own time).
+	var lines []*Event
+	for _, m := range events {
+		lines = append(lines, EventsOf(m)...)
+	}
 	// Events come in arrival (id) order; a platform's clock can disagree
 	// with arrival by a little, so sort stably by time only for merging.
-	sort.SliceStable(events, func(i, j int) bool { return events[i].Time.Before(events[j].Time) })
+	sort.SliceStable(lines, func(i, j int) bool { return lines[i].Time.Before(lines[j].Time) })
 	// A session under "all" keeps the lines of sessions recorded before
 	// decisions were: every message woke the channel there.
-	event := EventOf
 	if s.Header.Attention == "" {
-		event = func(m state.Message) *Event {
-			e := EventOf(m)
+		for _, e := range lines {
 			e.Decision = ""
-			return e
 		}
 	}
 	i := 0
 	for _, t := range ticks {
-		for i < len(events) && !events[i].Time.After(t.Now) {
-			s.Items = append(s.Items, Item{Event: event(events[i])})
+		for i < len(lines) && !lines[i].Time.After(t.Now) {
+			s.Items = append(s.Items, Item{Event: lines[i]})
 			i++
 		}
 		line, err := TickOf(t)
@@ -112,8 +115,8 @@ func build(ch state.Channel, events []state.Message, ticks []state.Tick, opt Exp
 		}
 		s.Items = append(s.Items, Item{Tick: line})
 	}
-	for ; i < len(events); i++ {
-		s.Items = append(s.Items, Item{Event: event(events[i])})
+	for ; i < len(lines); i++ {
+		s.Items = append(s.Items, Item{Event: lines[i]})
 	}
 	return s, nil
 }

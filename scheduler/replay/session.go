@@ -147,7 +147,17 @@ type Event struct {
 	// Expect, when set, says what the bot should do about this message;
 	// airi eval scores it, replay ignores it.
 	Expect *Expect `json:"expect,omitempty"`
+	// Change, when set, makes the line the edit (ChangeEdited, Content
+	// the new text) or the deletion (ChangeDeleted) of the earlier
+	// message with the same PlatformID rather than a message of its own.
+	Change string `json:"change,omitempty"`
 }
+
+// Values of Event.Change.
+const (
+	ChangeEdited  = "edited"
+	ChangeDeleted = "deleted"
+)
 
 // Message returns the event as the message an adapter would deliver to channel.
 func (e *Event) Message(channelID string) state.Message {
@@ -155,7 +165,36 @@ func (e *Event) Message(channelID string) state.Message {
 		ChannelID: channelID, PlatformID: e.PlatformID, SenderID: e.SenderID, SenderName: e.Sender,
 		Content: e.Content, ReplyTo: e.ReplyTo, Mentioned: e.Mentioned, Time: e.Time,
 		ReplyToSelf: e.ReplyToSelf, FromBot: e.FromBot,
+		Edited: e.Change == ChangeEdited, Deleted: e.Change == ChangeDeleted,
 	}
+}
+
+// EventsOf returns the event lines of a stored incoming message: the
+// message as it arrived (with the text before its latest edit), then
+// its edit and its deletion, each at the time it came. Only the latest
+// edit is stored, so a message edited several times keeps its first and
+// last text in a session.
+func EventsOf(m state.Message) []*Event {
+	first := EventOf(m)
+	if !m.Edited && !m.Deleted {
+		return []*Event{first}
+	}
+	at := m.Changed.UTC()
+	if m.Changed.IsZero() {
+		at = first.Time
+	}
+	out := []*Event{first}
+	if m.Edited {
+		first.Content = m.Previous
+		edit := EventOf(m)
+		edit.Time, edit.Change, edit.Decision = at, ChangeEdited, ""
+		out = append(out, edit)
+	}
+	if m.Deleted {
+		del := &Event{Type: TypeEvent, Time: at, PlatformID: m.PlatformID, SenderID: m.SenderID, Sender: m.SenderName, Change: ChangeDeleted}
+		out = append(out, del)
+	}
+	return out
 }
 
 // EventOf returns the event line of an incoming message.
@@ -369,6 +408,12 @@ func Read(r io.Reader) ([]*Session, error) {
 			}
 			if err := e.Expect.Validate(); err != nil {
 				return nil, fmt.Errorf("line %d: event: %w", line, err)
+			}
+			if e.Change != "" && e.Change != ChangeEdited && e.Change != ChangeDeleted {
+				return nil, fmt.Errorf("line %d: event: change %q (want %q or %q)", line, e.Change, ChangeEdited, ChangeDeleted)
+			}
+			if e.Change != "" && e.PlatformID == "" {
+				return nil, fmt.Errorf("line %d: event: a change (%s) needs the platformId of the message it changes", line, e.Change)
 			}
 			cur.Items = append(cur.Items, Item{Event: &e})
 		case probe.Type == TypeTick:

@@ -11,16 +11,19 @@ import (
 	"github.com/airi-go/airi/state"
 )
 
-const messageCols = `id, channel_id, platform_id, sender_id, sender_name, self, content, reply_to, mentioned, time, read, reply_to_self, from_bot, decision`
+const messageCols = `id, channel_id, platform_id, sender_id, sender_name, self, content, reply_to, mentioned, time, read, reply_to_self, from_bot, decision, edited, previous, deleted, changed`
 
 func scanMessage(sc pgx.Row) (state.Message, error) {
 	var (
-		m state.Message
-		t time.Time
+		m       state.Message
+		t       time.Time
+		changed *time.Time
 	)
 	err := sc.Scan(&m.ID, &m.ChannelID, &m.PlatformID, &m.SenderID, &m.SenderName, &m.Self,
-		&m.Content, &m.ReplyTo, &m.Mentioned, &t, &m.Read, &m.ReplyToSelf, &m.FromBot, &m.Decision)
+		&m.Content, &m.ReplyTo, &m.Mentioned, &t, &m.Read, &m.ReplyToSelf, &m.FromBot, &m.Decision,
+		&m.Edited, &m.Previous, &m.Deleted, &changed)
 	m.Time = t.UTC()
+	m.Changed = decTS(changed)
 	return m, err
 }
 
@@ -162,10 +165,11 @@ func (s *Store) SetDecision(ctx context.Context, ids []int64, decision string) e
 // count are of the same snapshot.
 func (s *Store) History(ctx context.Context, channelID string, limit int) ([]state.Message, int, error) {
 	rows, err := s.pool.Query(ctx, `SELECT t.total, m.id, m.channel_id, m.platform_id, m.sender_id, m.sender_name,
-	m.self, m.content, m.reply_to, m.mentioned, m.time, m.read, m.reply_to_self, m.from_bot, m.decision
+	m.self, m.content, m.reply_to, m.mentioned, m.time, m.read, m.reply_to_self, m.from_bot, m.decision,
+	m.edited, m.previous, m.changed
 FROM (SELECT coalesce((SELECT n FROM history_counts WHERE channel_id = $1), 0) AS total) t
 LEFT JOIN LATERAL (SELECT `+messageCols+` FROM messages
-	WHERE channel_id = $1 AND read ORDER BY id DESC LIMIT $2) m ON true`, channelID, limitArg(limit))
+	WHERE channel_id = $1 AND read AND NOT deleted ORDER BY id DESC LIMIT $2) m ON true`, channelID, limitArg(limit))
 	if err != nil {
 		return nil, 0, fmt.Errorf("history of %q: %w", channelID, err)
 	}
@@ -178,11 +182,13 @@ LEFT JOIN LATERAL (SELECT `+messageCols+` FROM messages
 		var (
 			id                                    *int64
 			ch, pid, sid, sname, content, replyTo *string
-			decision                              *string
+			decision, previous                    *string
 			self, mentioned, read, rts, bot       *bool
+			edited                                *bool
+			changed                               *time.Time
 			t                                     *time.Time
 		)
-		if err := rows.Scan(&total, &id, &ch, &pid, &sid, &sname, &self, &content, &replyTo, &mentioned, &t, &read, &rts, &bot, &decision); err != nil {
+		if err := rows.Scan(&total, &id, &ch, &pid, &sid, &sname, &self, &content, &replyTo, &mentioned, &t, &read, &rts, &bot, &decision, &edited, &previous, &changed); err != nil {
 			return nil, 0, fmt.Errorf("history of %q: %w", channelID, err)
 		}
 		if id == nil {
@@ -190,7 +196,7 @@ LEFT JOIN LATERAL (SELECT `+messageCols+` FROM messages
 		}
 		msgs = append(msgs, state.Message{ID: *id, ChannelID: *ch, PlatformID: *pid, SenderID: *sid, SenderName: *sname,
 			Self: *self, Content: *content, ReplyTo: *replyTo, Mentioned: *mentioned, Time: decTS(t), Read: *read,
-			ReplyToSelf: *rts, FromBot: *bot, Decision: *decision})
+			ReplyToSelf: *rts, FromBot: *bot, Decision: *decision, Edited: *edited, Previous: *previous, Changed: decTS(changed)})
 	}
 	if err := rows.Err(); err != nil {
 		return nil, 0, fmt.Errorf("history of %q: %w", channelID, err)
@@ -208,7 +214,7 @@ LEFT JOIN LATERAL (SELECT `+messageCols+` FROM messages
 // from the index newest first, so a busy channel's older history is not.
 func (s *Store) RecentOwn(ctx context.Context, channelID string, scan, limit int) ([]state.Message, error) {
 	rows, err := s.pool.Query(ctx, `SELECT m.id, m.content, m.time
-FROM (SELECT id FROM messages WHERE channel_id = $1 AND read ORDER BY id DESC LIMIT $2) w
+FROM (SELECT id FROM messages WHERE channel_id = $1 AND read AND NOT deleted ORDER BY id DESC LIMIT $2) w
 JOIN messages m ON m.id = w.id
 WHERE m.self ORDER BY m.id DESC LIMIT $3`, channelID, limitArg(scan), limitArg(limit))
 	out, err := collect(rows, err, func(r pgx.Row) (state.Message, error) {

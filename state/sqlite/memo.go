@@ -403,7 +403,7 @@ const viewSQL = `SELECT * FROM (SELECT ` + messageCols + `, 0 FROM messages
 	WHERE channel_id = ?1 AND read = 0 ORDER BY id LIMIT +?2)
 UNION ALL
 SELECT * FROM (SELECT ` + messageCols + `, coalesce((SELECT n FROM history_counts WHERE channel_id = ?1), 0) FROM messages
-	WHERE channel_id = ?1 AND read = 1 ORDER BY id DESC LIMIT +?3)`
+	WHERE channel_id = ?1 AND read = 1 AND deleted = 0 ORDER BY id DESC LIMIT +?3)`
 
 // inView answers a read of channel id's messages from the memo: answer
 // is called with the channel's view, read from the database first (with

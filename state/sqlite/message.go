@@ -10,7 +10,7 @@ import (
 	"github.com/airi-go/airi/state"
 )
 
-const messageCols = `id, channel_id, platform_id, sender_id, sender_name, self, content, reply_to, mentioned, time, read, reply_to_self, from_bot, decision`
+const messageCols = `id, channel_id, platform_id, sender_id, sender_name, self, content, reply_to, mentioned, time, read, reply_to_self, from_bot, decision, edited, previous, deleted, changed`
 
 func scanMessage(sc scanner) (state.Message, error) { return scanMessageAnd(sc) }
 
@@ -18,13 +18,17 @@ func scanMessage(sc scanner) (state.Message, error) { return scanMessageAnd(sc) 
 // scanned into extra.
 func scanMessageAnd(sc scanner, extra ...any) (state.Message, error) {
 	var (
-		m state.Message
-		t int64
+		m          state.Message
+		t, changed int64
 	)
-	dest := append(make([]any, 0, 14+len(extra)), &m.ID, &m.ChannelID, &m.PlatformID, &m.SenderID, &m.SenderName, &m.Self,
-		&m.Content, &m.ReplyTo, &m.Mentioned, &t, &m.Read, &m.ReplyToSelf, &m.FromBot, &m.Decision)
+	dest := append(make([]any, 0, 18+len(extra)), &m.ID, &m.ChannelID, &m.PlatformID, &m.SenderID, &m.SenderName, &m.Self,
+		&m.Content, &m.ReplyTo, &m.Mentioned, &t, &m.Read, &m.ReplyToSelf, &m.FromBot, &m.Decision,
+		&m.Edited, &m.Previous, &m.Deleted, &changed)
 	err := sc.Scan(append(dest, extra...)...)
 	m.Time = decTime(t)
+	if changed != 0 {
+		m.Changed = decTime(changed)
+	}
 	return m, err
 }
 
@@ -44,7 +48,7 @@ WHERE channel_id = ? AND platform_id = ? AND platform_id <> ''`
 	// statement reads both at one moment. A channel without history has
 	// no rows, and its size is 0.
 	historySQL = `SELECT ` + messageCols + `, coalesce((SELECT n FROM history_counts WHERE channel_id = ?1), 0)
-FROM messages WHERE channel_id = ?1 AND read = 1 ORDER BY id DESC LIMIT +?2`
+FROM messages WHERE channel_id = ?1 AND read = 1 AND deleted = 0 ORDER BY id DESC LIMIT +?2`
 )
 
 // Ingest stores an incoming message durably; see state.Store. The insert
@@ -347,7 +351,7 @@ func (s *Store) History(ctx context.Context, channelID string, limit int) ([]sta
 // the index, reading the text of the bot's own messages only; RecentOwn
 // stops reading once it has enough of them.
 const recentOwnSQL = `SELECT id, self, CASE WHEN self = 1 THEN content ELSE '' END, time FROM messages
-WHERE channel_id = ?1 AND read = 1 ORDER BY id DESC LIMIT +?2`
+WHERE channel_id = ?1 AND read = 1 AND deleted = 0 ORDER BY id DESC LIMIT +?2`
 
 // RecentOwn returns the bot's own messages among the newest scan messages
 // of a channel's history (those History returns for that limit), newest

@@ -244,6 +244,27 @@ UPDATE messages SET sender_id = (SELECT cp.p FROM chan_platform cp WHERE cp.id =
 WHERE sender_id <> '' AND instr(sender_id, ':') = 0 AND EXISTS (SELECT 1 FROM chan_platform cp WHERE cp.id = messages.channel_id);
 DROP VIEW chan_platform;
 `,
+	// 14: messages edited or deleted on the platform after they arrived.
+	// A deleted message is read (it left the unread pool) but not in the
+	// history, so the history counts leave it out.
+	`
+ALTER TABLE messages ADD COLUMN edited INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE messages ADD COLUMN previous TEXT NOT NULL DEFAULT '';
+ALTER TABLE messages ADD COLUMN deleted INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE messages ADD COLUMN changed INTEGER NOT NULL DEFAULT 0;
+DROP TRIGGER messages_history_read;
+CREATE TRIGGER messages_history_read AFTER UPDATE OF read ON messages WHEN new.read = 1 AND old.read = 0 AND new.deleted = 0 BEGIN
+	INSERT INTO history_counts (channel_id, n) VALUES (new.channel_id, 1)
+		ON CONFLICT (channel_id) DO UPDATE SET n = n + 1;
+END;
+CREATE TRIGGER messages_history_deleted AFTER UPDATE OF deleted ON messages WHEN new.deleted = 1 AND old.deleted = 0 AND old.read = 1 BEGIN
+	UPDATE history_counts SET n = n - 1 WHERE channel_id = old.channel_id;
+END;
+DROP TRIGGER messages_history_delete;
+CREATE TRIGGER messages_history_delete AFTER DELETE ON messages WHEN old.read = 1 AND old.deleted = 0 BEGIN
+	UPDATE history_counts SET n = n - 1 WHERE channel_id = old.channel_id;
+END;
+`,
 }
 
 // SchemaVersion is the schema version this build creates and understands.

@@ -73,6 +73,8 @@ func Run(t *testing.T, open func(t *testing.T) state.Store) {
 		{"ChannelControl", testChannelControl},
 		{"ResetAndForget", testResetAndForget},
 		{"Retention", testRetention},
+		{"EditMessage", testEditMessage},
+		{"DeleteMessage", testDeleteMessage},
 		{"Seeded", func(t *testing.T, s state.Store) { Seed(t, s).Check(t, s) }},
 	}
 	for _, tt := range tests {

@@ -9,6 +9,8 @@ import (
 // control mounts the control API used by other processes:
 //
 //	POST /_control/messages       body: Message (JSON)  → {"sn": n}
+//	POST /_control/updates        body: Message, as edited → {"sn": n}
+//	POST /_control/deletions      body: {"channelId", "guildId", "id", "login"} → {"sn": n}
 //	GET  /_control/sent           → [Sent]
 //	GET  /_control/identifies     → [Identify]
 //	POST /_control/drop           drops every event stream connection
@@ -27,6 +29,7 @@ func (s *Server) control(mux *http.ServeMux) {
 		}
 		writeJSON(w, map[string]int64{"sn": s.PushMessage(m)})
 	})
+	s.controlChanges(mux)
 	mux.HandleFunc("GET /_control/sent", func(w http.ResponseWriter, r *http.Request) {
 		sent := s.Sent()
 		if sent == nil {

@@ -74,15 +74,17 @@ type Message struct {
 	ID          string `json:"id,omitempty"`
 	ChannelID   string `json:"channelId"`
 	ChannelName string `json:"channelName,omitempty"`
-	Direct      bool   `json:"direct,omitempty"`
-	GuildID     string `json:"guildId,omitempty"`
-	GuildName   string `json:"guildName,omitempty"`
-	UserID      string `json:"userId"`
-	UserName    string `json:"userName,omitempty"`
-	UserNick    string `json:"userNick,omitempty"`
-	MemberNick  string `json:"memberNick,omitempty"`
-	Content     string `json:"content"`
-	QuoteID     string `json:"quoteId,omitempty"`
+	// ParentID makes the channel a thread of that channel.
+	ParentID   string `json:"parentId,omitempty"`
+	Direct     bool   `json:"direct,omitempty"`
+	GuildID    string `json:"guildId,omitempty"`
+	GuildName  string `json:"guildName,omitempty"`
+	UserID     string `json:"userId"`
+	UserName   string `json:"userName,omitempty"`
+	UserNick   string `json:"userNick,omitempty"`
+	MemberNick string `json:"memberNick,omitempty"`
+	Content    string `json:"content"`
+	QuoteID    string `json:"quoteId,omitempty"`
 	// QuoteUserID is the author of the quoted message (the bot's login
 	// user id for a reply to the bot).
 	QuoteUserID string `json:"quoteUserId,omitempty"`
@@ -268,47 +270,6 @@ func (s *Server) Seq() int64 {
 	return s.seq
 }
 
-// StopPongs makes the server ignore PINGs (stop=true) or answer them again.
-func (s *Server) StopPongs(stop bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.noPong = stop
-}
-
-// FailSends makes the next n message.create calls answer status with body
-// (plain text) without creating anything.
-func (s *Server) FailSends(n, status int, body string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for range n {
-		s.faults = append(s.faults, fault{status: status, body: body})
-	}
-}
-
-// HangSends makes the next n message.create calls record the message and
-// then never answer (until the client gives up or the server closes): a
-// send whose outcome the client cannot know.
-func (s *Server) HangSends(n int) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for range n {
-		s.faults = append(s.faults, fault{hang: true})
-	}
-}
-
-// DropConnections closes every event stream connection abruptly.
-func (s *Server) DropConnections() {
-	s.mu.Lock()
-	conns := make([]*conn, 0, len(s.conns))
-	for c := range s.conns {
-		conns = append(conns, c)
-	}
-	s.mu.Unlock()
-	for _, c := range conns {
-		c.ws.CloseNow()
-	}
-}
-
 func (s *Server) serveEvents(w http.ResponseWriter, r *http.Request) {
 	ws, err := websocket.Accept(w, r, nil)
 	if err != nil {
@@ -478,6 +439,11 @@ func (s *Server) PushMessage(m Message) int64 {
 }
 
 func (s *Server) pushMessageLocked(m Message) int64 {
+	return s.pushMessageAs("message-created", m)
+}
+
+// pushMessageAs sends m as an event of type typ; callers hold mu.
+func (s *Server) pushMessageAs(typ string, m Message) int64 {
 	if m.ID == "" {
 		s.nextID++
 		m.ID = "m" + strconv.Itoa(s.nextID)
@@ -485,13 +451,16 @@ func (s *Server) pushMessageLocked(m Message) int64 {
 	if m.Time.IsZero() {
 		m.Time = time.Now()
 	}
-	typ := 0
+	chanType := 0
 	if m.Direct {
-		typ = 1
+		chanType = 1
 	}
-	channel := map[string]any{"id": m.ChannelID, "type": typ}
+	channel := map[string]any{"id": m.ChannelID, "type": chanType}
 	if m.ChannelName != "" {
 		channel["name"] = m.ChannelName
+	}
+	if m.ParentID != "" {
+		channel["parent_id"] = m.ParentID
 	}
 	user := map[string]any{"id": m.UserID}
 	if m.UserName != "" {
@@ -530,7 +499,10 @@ func (s *Server) pushMessageLocked(m Message) int64 {
 			}
 		}
 	}
-	return s.pushLocked("message-created", m.Login, res)
+	if typ == "message-updated" {
+		msg["updated_at"] = time.Now().UnixMilli()
+	}
+	return s.pushLocked(typ, m.Login, res)
 }
 
 func (s *Server) serveCreate(w http.ResponseWriter, r *http.Request) {

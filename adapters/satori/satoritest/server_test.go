@@ -109,6 +109,24 @@ func TestControlAPI(t *testing.T) {
 	if f := next(t, ctx, c); f.Op != satoritest.OpEvent || !strings.Contains(string(f.Body["message"]), `"hi"`) {
 		t.Errorf("injected message arrived as %+v", f)
 	}
+	for _, ch := range []struct{ path, body, typ string }{
+		{"/_control/updates", `{"id":"m9","channelId":"g","userId":"u","content":"hi!"}`, `"message-updated"`},
+		{"/_control/deletions", `{"id":"m9","channelId":"g"}`, `"message-deleted"`},
+	} {
+		resp, err := http.Post(srv.URL()+ch.path, "application/json", strings.NewReader(ch.body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if f := next(t, ctx, c); f.Op != satoritest.OpEvent || string(f.Body["type"]) != ch.typ || !strings.Contains(string(f.Body["message"]), `"m9"`) {
+			t.Errorf("%s arrived as %+v", ch.path, f)
+		}
+	}
+	if resp, err := http.Post(srv.URL()+"/_control/deletions", "application/json", strings.NewReader(`{"channelId":"g"}`)); err != nil || resp.StatusCode != http.StatusBadRequest {
+		t.Errorf("a deletion without a message id: %v %v", resp, err)
+	} else {
+		resp.Body.Close()
+	}
 
 	send := func(headers map[string]string) int {
 		req, _ := http.NewRequest(http.MethodPost, srv.APIBaseURL()+"/message.create",

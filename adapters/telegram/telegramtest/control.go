@@ -39,6 +39,7 @@ type ControlFault struct {
 //	POST /_control/message  ControlMessage → {"message_id", "chat_id"}
 //	POST /_control/raw      any update fields → {"update_id"}, sent as given
 //	POST /_control/edit     {"chat_id", "message_id", "text"}
+//	POST /_control/topic    ControlTopic → {"thread"}
 //	POST /_control/fault    ControlFault
 //	GET  /_control/sent     [Sent]; ?min=N&wait=10s waits for N of them
 //	GET  /_control/actions  [ChatAction]
@@ -86,6 +87,8 @@ func (s *Server) serveControl(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		writeJSON(w, http.StatusOK, map[string]any{"ok": true})
+	case "POST /_control/topic":
+		s.serveTopic(w, r)
 	case "POST /_control/fault":
 		var in ControlFault
 		if err := json.NewDecoder(r.Body).Decode(&in); err != nil || in.Method == "" {

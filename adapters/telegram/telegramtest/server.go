@@ -179,6 +179,12 @@ func (s *Server) Post(in Incoming) Message {
 		}
 		s.topics[in.Chat.ID][in.Thread] = true
 		m.MessageThreadID, m.IsTopicMessage = in.Thread, true
+		if root := s.messages[in.Chat.ID][in.Thread]; root != nil && root.ForumTopicCreated != nil && in.ReplyTo == 0 {
+			// Telegram sends a topic's messages as replies to the
+			// service message that created it.
+			cp := *root
+			m.ReplyToMessage = &cp
+		}
 	}
 	if in.ForwardedFrom != "" {
 		m.ForwardOrigin = map[string]any{"type": "hidden_user", "date": m.Date - 60, "sender_user_name": in.ForwardedFrom}

@@ -70,6 +70,10 @@ type Message struct {
 	Document        any      `json:"document,omitempty"`
 	Video           any      `json:"video,omitempty"`
 	Audio           any      `json:"audio,omitempty"`
+	// ForumTopicCreated and ForumTopicEdited make a service message of
+	// a forum: {"name": ..., "icon_color": ...}.
+	ForumTopicCreated map[string]any `json:"forum_topic_created,omitempty"`
+	ForumTopicEdited  map[string]any `json:"forum_topic_edited,omitempty"`
 }
 
 // Update is one entry of getUpdates.
