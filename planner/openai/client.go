@@ -326,6 +326,10 @@ func (c *Client) answer(out goopenai.ChatCompletionResponse, ex *exchange) (plan
 	r := planner.Response{
 		Content:   content,
 		Reasoning: strings.Join(reasoning, "\n\n"),
+		// The body decoded whole, so the answer ended where the provider
+		// says it did.
+		FinishReason: string(choice.FinishReason),
+		Ended:        true,
 	}
 	r.Usage.PromptTokens = usage.PromptTokens
 	r.Usage.CompletionTokens = usage.CompletionTokens
