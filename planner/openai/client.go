@@ -192,7 +192,8 @@ func (c *Client) Complete(ctx context.Context, req planner.Request) (planner.Res
 			zap.String("class", Class(err)),
 			zap.Duration("wait", wait),
 			zap.Error(err))
-		if err := c.wait(ctx, wait); err != nil {
+		// The caller may give back what it holds while the call waits.
+		if err := planner.Away(ctx, func() error { return c.wait(ctx, wait) }); err != nil {
 			resp.Latency = c.now().Sub(start)
 			return resp, fmt.Errorf("model call, waiting to retry: %w", err)
 		}
