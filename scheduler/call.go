@@ -46,8 +46,10 @@ func (t *tick) call(ctx context.Context) error {
 	l, s := t.l, t.l.s
 	callCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	// A retry's wait inside the call holds no slot.
-	callCtx = planner.WithAway(callCtx, func(wait func() error) error { return t.awayFromModel(callCtx, wait) })
+	// A retry's wait inside the call holds no slot. The slots are taken
+	// back under the wake's context: an interrupt ends the wait, not the
+	// queueing for a slot, which would take one beyond the bound.
+	callCtx = planner.WithAway(callCtx, func(wait func() error) error { return t.awayFromModel(ctx, wait) })
 	var (
 		interrupted bool
 		wg          sync.WaitGroup
