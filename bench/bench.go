@@ -7,7 +7,6 @@ package bench
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -43,6 +42,8 @@ type Spec struct {
 	Duration time.Duration
 	// Latency is how long the model takes to answer.
 	Latency time.Duration
+	// Habit is how the built-in model answers a wake; empty is HabitReply.
+	Habit Habit
 	// Drain bounds the wait for the last answers once injection ends.
 	Drain time.Duration
 	// Seed makes the steady scenario's choice of channels repeatable.
@@ -69,6 +70,7 @@ type Result struct {
 	Replies         int     `json:"replies"`
 	Concurrency     int     `json:"model_concurrency"`
 	ModelLatencyMS  float64 `json:"model_latency_ms"`
+	ModelHabit      Habit   `json:"model"`
 	DebounceMS      float64 `json:"debounce_ms"`
 	LastReplyMS     float64 `json:"last_reply_ms"`
 	WakeP50MS       float64 `json:"wake_latency_p50_ms"`
@@ -235,37 +237,6 @@ func (r *recorder) settled() bool {
 	return len(r.pending) == 0 && r.nInflight == 0
 }
 
-// model answers every request at once or after its latency with a
-// send to the request's channel.
-type model struct {
-	latency time.Duration
-	rec     *recorder
-	n       atomic.Int64
-}
-
-func (m *model) Complete(ctx context.Context, req planner.Request) (planner.Response, error) {
-	m.rec.callStarted(req)
-	defer m.rec.callEnded(req.ChannelID)
-	start := time.Now()
-	if m.latency > 0 {
-		t := time.NewTimer(m.latency)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return planner.Response{}, fmt.Errorf("bench model: %w", ctx.Err())
-		case <-t.C:
-		}
-	}
-	id, _ := json.Marshal(req.ChannelID)
-	return planner.Response{
-		// Each reply differs: the runtime refuses to send one text twice.
-		Content:  `{"action":"send_message","channelId":` + string(id) + `,"content":"noted, thanks (` + strconv.FormatInt(m.n.Add(1), 10) + `)"}`,
-		Usage:    state.Usage{PromptTokens: 1500, CompletionTokens: 20},
-		Latency:  time.Since(start),
-		Attempts: 1,
-	}, nil
-}
-
 // sender is the adapter replies go to.
 type sender struct {
 	rec *recorder
@@ -291,7 +262,7 @@ const burstPoll = 100
 // database in dir; peaks follows the process's memory while it runs.
 func Run(ctx context.Context, cfg runtime.Config, spec Spec, dir string, peaks *MemPeaks, log *zap.Logger) (Result, error) {
 	res := Result{Scenario: spec.Name(), Concurrency: cfg.Concurrency,
-		ModelLatencyMS: ms(spec.Latency), DebounceMS: ms(cfg.Debounce)}
+		ModelLatencyMS: ms(spec.Latency), ModelHabit: spec.Habit.orDefault(), DebounceMS: ms(cfg.Debounce)}
 	// The scenario's database starts empty and lives for minutes: no
 	// retention sweep competes with the scenario.
 	cfg.TickRetention, cfg.MessageRetention = 0, 0
@@ -302,7 +273,7 @@ func Run(ctx context.Context, cfg runtime.Config, spec Spec, dir string, peaks *
 		return res, fmt.Errorf("open database: %w", err)
 	}
 	rt, err := runtime.New(cfg, runtime.Deps{
-		Model: &model{latency: spec.Latency, rec: rec}, Store: store, Logger: log,
+		Model: newModel(spec.Latency, spec.Habit, rec), Store: store, Logger: log,
 		Adapters: []runtime.Adapter{{Sender: snd}},
 		OnTick:   func(state.Tick) { rec.ticks.Add(1) },
 	})

@@ -32,6 +32,13 @@ type Response struct {
 	Usage     state.Usage
 	Latency   time.Duration
 	Attempts  int
+	// FinishReason is the provider's finish_reason ("stop", "length",
+	// "tool_calls", ...), empty when it gave none.
+	FinishReason string
+	// Ended reports that the answer arrived whole (a complete body, or a
+	// stream that reached its end). The parser reads the end of an answer
+	// that did not, or whose reason is "length", as cut off.
+	Ended bool
 }
 
 // Model answers chat completion requests. Errors are wrapped with what

@@ -445,12 +445,18 @@ func TestRunWaitingMessagesReadMeansSeen(t *testing.T) {
 // one from then on). It returns once the model was called calls times.
 func privateBot(t *testing.T, set func(*runtime.Config), calls int, answers ...string) (*telegramtest.Server, *seenModel) {
 	t.Helper()
-	tg := telegramtest.Start(telegramtest.Options{})
-	t.Cleanup(tg.Close)
 	replies := make([]openaitest.Reply, len(answers))
 	for i, a := range answers {
 		replies[i] = openaitest.Text(a)
 	}
+	return privateBotReplies(t, set, calls, replies...)
+}
+
+// privateBotReplies is privateBot with the model's replies as given.
+func privateBotReplies(t *testing.T, set func(*runtime.Config), calls int, replies ...openaitest.Reply) (*telegramtest.Server, *seenModel) {
+	t.Helper()
+	tg := telegramtest.Start(telegramtest.Options{})
+	t.Cleanup(tg.Close)
 	model := newSeenModel(t, openaitest.Sequence(replies...))
 	ann := telegramtest.User{ID: 501, FirstName: "Ann"}
 	tg.Post(telegramtest.Incoming{Chat: telegramtest.PrivateChat(ann), From: ann, Text: "tell me everything"})
@@ -472,13 +478,17 @@ func TestRunRunawaySendIsRefused(t *testing.T) {
 		name   string
 		set    func(*runtime.Config)
 		answer string
+		// finish is the provider's finish_reason; empty is "stop".
+		finish string
 		// told is what the next state message must say; never what it must not.
 		told  []string
 		never string
 	}{
 		{
+			// A runaway answer ends where the provider's length limit cut it.
 			name:   "unterminated 5 MB send",
 			answer: `{"action":"send_message","channelId":"501","content":"` + strings.Repeat("All the details, once more. ", 5<<20/28),
+			finish: "length",
 			told:   []string{`cut off in the middle of "content"`, "nothing was sent"},
 			never:  "sent to",
 		},
@@ -499,7 +509,9 @@ func TestRunRunawaySendIsRefused(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			set := both(func(c *runtime.Config) { c.MaxSendParts = maxParts }, tt.set)
-			tg, model := privateBot(t, set, 2, tt.answer, `{"action":"continue"}`)
+			first := openaitest.Text(tt.answer)
+			first.FinishReason = tt.finish
+			tg, model := privateBotReplies(t, set, 2, first, openaitest.Text(`{"action":"continue"}`))
 			if sent := tg.Sent(); len(sent) != 0 {
 				t.Errorf("%d messages reached the chat, want none (and never over %d)", len(sent), maxParts)
 			}

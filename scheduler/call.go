@@ -4,6 +4,8 @@ import (
 	"context"
 	"sync"
 	"time"
+
+	"github.com/airi-go/airi/planner"
 )
 
 // typingDelay is how long a model call runs before the channel shows a
@@ -27,7 +29,9 @@ func (s *Scheduler) typing(ctx context.Context, id string) (stop func()) {
 	})
 	return sync.OnceFunc(func() {
 		if !t.Stop() {
-			<-done
+			// The request is in flight: wait for it without the wake
+			// slot (the caller gave its model slot back already).
+			_ = away(ctx, func() error { <-done; return nil })
 		}
 	})
 }
@@ -42,6 +46,10 @@ func (t *tick) call(ctx context.Context) error {
 	l, s := t.l, t.l.s
 	callCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	// A retry's wait inside the call holds no slot. The slots are taken
+	// back under the wake's context: an interrupt ends the wait, not the
+	// queueing for a slot, which would take one beyond the bound.
+	callCtx = planner.WithAway(callCtx, func(wait func() error) error { return t.awayFromModel(ctx, wait) })
 	var (
 		interrupted bool
 		wg          sync.WaitGroup

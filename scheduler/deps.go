@@ -56,6 +56,14 @@ type Parser interface {
 	Parse(raw string) (parse.Result, error)
 }
 
+// EndedParser is a Parser that can be told how the answer ended
+// (planner/parse's Parser is one), so that an unterminated end the model
+// wrote itself is run rather than refused as cut off. A Parser without
+// it reads every unterminated end as cut off.
+type EndedParser interface {
+	ParseEnded(raw string, finish parse.Finish) (parse.Result, error)
+}
+
 // Dispatcher runs one action.
 type Dispatcher interface {
 	Dispatch(ctx context.Context, call actions.Call) actions.Result

@@ -3,6 +3,7 @@ package scheduler
 import (
 	"slices"
 	"testing"
+	"testing/synctest"
 )
 
 // syncGate is a gate whose goroutines are counted and run at once, on
@@ -87,4 +88,41 @@ func TestGateNestedEnter(t *testing.T) {
 	if *spawned != 1 || g.free != 1 {
 		t.Errorf("%d goroutines, %d free, want 1 and 1", *spawned, g.free)
 	}
+}
+
+// TestGateLeaveAndBack: a wake that leaves hands its place to the oldest
+// loop waiting, and coming back it queues behind the loops already
+// waiting; the place is handed to it when one frees.
+func TestGateLeaveAndBack(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		g := newGate(1)
+		var started []int
+		var spawned []func()
+		g.spawn = func(f func()) { spawned = append(spawned, f) }
+		g.enter(func() {}) // holds the only place
+		g.enter(func() { started = append(started, 1) })
+		g.leave()
+		if len(spawned) != 2 {
+			t.Fatalf("%d goroutines started, want one for the loop the place went to", len(spawned))
+		}
+		g.enter(func() { started = append(started, 2) })
+		back := make(chan struct{})
+		go func() {
+			g.back(t.Context())
+			close(back)
+		}()
+		// The wake coming back is queued behind loop 2.
+		synctest.Wait()
+		if len(g.queue) != 2 {
+			t.Fatalf("%d loops waiting, want loop 2 and the wake coming back", len(g.queue))
+		}
+		spawned[1]() // runs loop 1, then loop 2, then hands the place on
+		<-back
+		if want := []int{1, 2}; !slices.Equal(started, want) {
+			t.Fatalf("ran %v, want %v before the wake came back", started, want)
+		}
+		if g.free != 0 || len(g.queue) != 0 {
+			t.Fatalf("free %d, queue %d after the wake came back; want its place held", g.free, len(g.queue))
+		}
+	})
 }

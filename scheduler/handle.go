@@ -10,6 +10,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/airi-go/airi/actions"
+	"github.com/airi-go/airi/planner"
 	"github.com/airi-go/airi/planner/parse"
 	"github.com/airi-go/airi/state"
 )
@@ -53,7 +54,7 @@ func (t *tick) handle(ctx context.Context) error {
 	actRec := &t.act
 	*actRec = state.ActionRecord{ChannelID: l.id, Wake: w.id, Time: t.now}
 	content := t.resp.Content
-	parsed, perr := s.deps.Parser.Parse(content)
+	parsed, perr := s.parseAnswer(t.resp)
 	if perr != nil {
 		kind := parse.KindNoAction
 		if pe := (*parse.Error)(nil); errors.As(perr, &pe) {
@@ -162,4 +163,13 @@ func shownMessages(incoming []state.Message, ids []int64) []state.Message {
 		}
 	}
 	return out
+}
+
+// parseAnswer parses the model's answer, telling the parser how it ended
+// when it can be told.
+func (s *Scheduler) parseAnswer(resp planner.Response) (parse.Result, error) {
+	if p, ok := s.deps.Parser.(EndedParser); ok {
+		return p.ParseEnded(resp.Content, parse.FinishOf(resp.FinishReason, resp.Ended))
+	}
+	return s.deps.Parser.Parse(resp.Content)
 }

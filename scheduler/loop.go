@@ -185,6 +185,7 @@ func (l *loop) run(ctx context.Context) {
 	// A loop waiting for the place is counted in the lifetime already:
 	// Close waits for it too.
 	defer l.s.life.done()
+	ctx = underGate(ctx, l.s.wakes)
 	for {
 		l.mu.Lock()
 		if ctx.Err() != nil || l.due.IsZero() {

@@ -39,6 +39,8 @@ type model struct {
 	calls  []planner.Request
 	answer func(ctx context.Context, n int, req planner.Request) (string, error)
 	called chan int
+	// finish, when set, is the finish reason of every answer.
+	finish string
 }
 
 func newModel(answer func(ctx context.Context, n int, req planner.Request) (string, error)) *model {
@@ -55,7 +57,7 @@ func (m *model) Complete(ctx context.Context, req planner.Request) (planner.Resp
 	if err != nil {
 		return planner.Response{}, err
 	}
-	return planner.Response{Content: raw, Attempts: 1}, nil
+	return planner.Response{Content: raw, Attempts: 1, FinishReason: m.finish, Ended: m.finish != ""}, nil
 }
 
 func (m *model) requests() []planner.Request {

@@ -154,7 +154,11 @@ func (t *tick) run(ctx context.Context) tickOutcome {
 	spent := int64(0)
 	defer func() { release(spent) }()
 	stopTyping := s.typing(ctx, l.id)
-	defer stopTyping()
+	// The typing request is waited for without any slot.
+	defer func() {
+		t.freeSlot()
+		stopTyping()
+	}()
 	err := t.call(ctx)
 	if err != nil && ctx.Err() == nil && errors.Is(err, planner.ErrContextLength) && w.shrink < maxShrink {
 		// The estimate was over what this model takes: record the refusal,

@@ -8,7 +8,6 @@ import (
 
 	"go.uber.org/zap"
 
-	"github.com/airi-go/airi/internal/backoff"
 	"github.com/airi-go/airi/planner"
 	"github.com/airi-go/airi/scheduler/budget"
 	"github.com/airi-go/airi/state"
@@ -108,7 +107,7 @@ func (l *loop) wake(ctx context.Context, trig Trigger) WakeReport {
 	w := &wakeState{id: s.nextWake(), trigger: trig}
 	unanswered := false
 	for rep.Iterations < s.cfg.MaxIterations {
-		if rep.Iterations > 0 && backoff.Sleep(ctx, s.cfg.ContinueDelay) != nil {
+		if rep.Iterations > 0 && l.pause(ctx, s.cfg.ContinueDelay) != nil {
 			return rep
 		}
 		if s.storeDown(ctx, l.id) {

@@ -35,6 +35,7 @@ func (a *app) cmdBench(ctx context.Context, args []string) int {
 	fs.Float64Var(&f.spec.Rate, "rate", 50, "messages a second in all (with --steady)")
 	fs.DurationVar(&f.spec.Duration, "duration", 20*time.Second, "how long messages arrive (with --steady)")
 	fs.DurationVar(&f.spec.Latency, "latency", 0, "how long the built-in model takes to answer")
+	habit := fs.String("model", string(bench.HabitReply), "the built-in model's habit in a wake: reply (at once), read-reply (read_unread_messages, then reply) or read-reply-continue (read, reply, then continue)")
 	fs.DurationVar(&f.spec.Drain, "drain", 2*time.Minute, "how long to wait for the last answers once messages stop")
 	seed := fs.Uint64("seed", 1, "seed of the steady scenario's choice of channels")
 	fs.BoolVar(&f.jsonOut, "json", false, "print the results as one JSON object")
@@ -47,7 +48,9 @@ func (a *app) cmdBench(ctx context.Context, args []string) int {
 		return code
 	}
 	f.spec.Seed = *seed
-	if err := validateSpec(f.spec, fs.NArg()); err != nil {
+	h, herr := bench.ParseHabit(*habit)
+	f.spec.Habit = h
+	if err := errors.Join(herr, validateSpec(f.spec, fs.NArg())); err != nil {
 		fmt.Fprintf(a.stderr, "airi bench: %v\n", err)
 		return exitUsage
 	}
@@ -144,8 +147,8 @@ func validateSpec(s bench.Spec, nargs int) error {
 }
 
 func printBench(w io.Writer, r bench.Result, base *bench.Result) {
-	fmt.Fprintf(w, "scenario: %s; model latency %gms, %d model slots, debounce %gms, %d cores\n",
-		r.Scenario, r.ModelLatencyMS, r.Concurrency, r.DebounceMS, runtime.NumCPU())
+	fmt.Fprintf(w, "scenario: %s; model %s, latency %gms, %d model slots, debounce %gms, %d cores\n",
+		r.Scenario, r.ModelHabit, r.ModelLatencyMS, r.Concurrency, r.DebounceMS, runtime.NumCPU())
 	fmt.Fprintf(w, "messages: %d stored, %d shown to the model, %d lost; chats: %d, %d unanswered; replies %d\n",
 		r.Messages, r.Shown, r.Lost, r.ChatsMessaged, r.ChatsUnanswered, r.Replies)
 	fmt.Fprintf(w, "model calls %d, ticks %d in %.2fs wall, %.2fs CPU; RSS at start %.1f MB\n",

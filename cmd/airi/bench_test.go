@@ -28,9 +28,14 @@ func TestBenchRunsScenarios(t *testing.T) {
 		name     string
 		args     []string
 		channels int
+		// callsPerChat, when set, is how many model calls each chat of a
+		// burst takes with the model's habit.
+		callsPerChat int
 	}{
-		{"burst", []string{"--burst", "20"}, 20},
-		{"steady", []string{"--steady", "30", "--rate", "200", "--duration", "200ms", "--latency", "5ms"}, 30},
+		{"burst", []string{"--burst", "20"}, 20, 1},
+		{"burst read-reply", []string{"--burst", "20", "--model", "read-reply"}, 20, 2},
+		{"burst read-reply-continue", []string{"--burst", "20", "--model", "read-reply-continue"}, 20, 3},
+		{"steady", []string{"--steady", "30", "--rate", "200", "--duration", "200ms", "--latency", "5ms"}, 30, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -46,6 +51,10 @@ func TestBenchRunsScenarios(t *testing.T) {
 			}
 			if res.Channels != tt.channels || res.Messages == 0 || res.Lost != 0 || res.ChatsUnanswered != 0 || res.Shown != res.Messages {
 				t.Fatalf("result %+v: want every message shown and every chat answered", res)
+			}
+			if tt.callsPerChat > 0 && (res.ModelCalls != tt.callsPerChat*tt.channels || res.Replies != tt.channels) {
+				t.Fatalf("%d model calls and %d replies for %d chats with the %s habit, want %d calls and one reply a chat",
+					res.ModelCalls, res.Replies, tt.channels, res.ModelHabit, tt.callsPerChat*tt.channels)
 			}
 			if res.ModelCalls == 0 || res.Ticks == 0 || res.Replies < res.ChatsMessaged || res.PeakRSSMB <= 0 || res.CPUPerTickMS <= 0 {
 				t.Fatalf("result %+v: missing figures", res)
@@ -89,6 +98,7 @@ func TestBenchUsage(t *testing.T) {
 		{"no rate", []string{"--steady", "5", "--rate", "0"}, "positive --rate"},
 		{"bad baseline", []string{"--burst", "1", "--baseline", bad}, "not the JSON"},
 		{"stray argument", []string{"--burst", "1", "extra"}, "unexpected arguments"},
+		{"unknown habit", []string{"--burst", "1", "--model", "think"}, "want reply, read-reply or read-reply-continue"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

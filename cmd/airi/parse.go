@@ -10,6 +10,7 @@ import (
 
 	"github.com/airi-go/airi/actions"
 	"github.com/airi-go/airi/planner/jsonl"
+	"github.com/airi-go/airi/planner/parse"
 )
 
 // cmdParse parses model answers into actions: one answer on stdin, or with
@@ -17,9 +18,10 @@ import (
 func (a *app) cmdParse(ctx context.Context, args []string) int {
 	fs := flag.NewFlagSet("parse", flag.ContinueOnError)
 	fs.SetOutput(a.stderr)
-	batch := fs.Bool("jsonl", false, `read one {"raw": "..."} object per line and write one result line per input`)
+	batch := fs.Bool("jsonl", false, `read one {"raw": "..."} object per line (with an optional "finish") and write one result line per input`)
+	finishFlag := fs.String("finish", "", "how the answers ended, as the provider's finish_reason: stop (the model ended it: an unterminated end is closed) or length (cut at the limit: it is refused)")
 	fs.Usage = func() {
-		fmt.Fprintln(a.stderr, "usage: airi parse [--jsonl] < answers")
+		fmt.Fprintln(a.stderr, "usage: airi parse [--finish stop|length] [--jsonl] < answers")
 		fs.PrintDefaults()
 	}
 	if code, ok := a.parseFlags(fs, args); !ok {
@@ -29,12 +31,18 @@ func (a *app) cmdParse(ctx context.Context, args []string) int {
 		fs.Usage()
 		return exitUsage
 	}
+	finish, err := parse.ParseFinish(*finishFlag)
+	if err != nil {
+		fmt.Fprintln(a.stderr, "airi parse: --finish:", err)
+		return exitUsage
+	}
 	reg, err := actions.NewBuiltinRegistry(actions.Handlers{})
 	if err != nil {
 		fmt.Fprintln(a.stderr, "airi parse:", err)
 		return exitFailure
 	}
 	lp := jsonl.New(reg)
+	lp.SetFinish(finish)
 	if *batch {
 		// Batch work allocates many short-lived values; trading memory for
 		// fewer collections keeps both cores on parsing.

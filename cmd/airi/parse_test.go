@@ -120,3 +120,38 @@ func TestCmdParseJSONL(t *testing.T) {
 // TestCmdParseJSONLOrder runs many lines of different cost through the
 // parallel pipeline and checks that every output line belongs to its input
 // line, in order, and matches the single-answer result.
+
+func TestCmdParseFinish(t *testing.T) {
+	bare := `"action": "sleep", "duration": 30000`
+	tests := []struct {
+		name  string
+		in    string
+		args  []string
+		code  int
+		out   string
+		inErr string
+	}{
+		{name: "stop closes the end", in: bare, args: []string{"--finish", "stop"}, code: exitOK, out: `"duration":30000`},
+		{name: "length refuses the cut", in: bare, args: []string{"--finish", "length"}, code: exitFailure, inErr: `cut off inside "duration"`},
+		{name: "unknown finish", in: bare, args: []string{"--finish", "eof"}, code: exitUsage, inErr: "want stop or length"},
+		{name: "line finish beats the flag", in: `{"raw":"\"action\": \"sleep\", \"duration\": 30000","finish":"stop"}` + "\n",
+			args: []string{"--jsonl", "--finish", "length"}, code: exitOK, out: `"duration":30000`},
+		{name: "flag for lines without finish", in: `{"raw":"\"action\": \"sleep\", \"duration\": 30000"}` + "\n",
+			args: []string{"--jsonl", "--finish", "length"}, code: exitOK, out: `{"error":"the answer was cut off inside`},
+		{name: "partial key dropped", in: `{"action":"sleep","duration":30000,"reas`, args: []string{"--finish", "length"}, code: exitOK, out: `partial key \"reas\"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, out, errs := runParse(t, tt.in, tt.args...)
+			if code != tt.code {
+				t.Fatalf("exit %d, want %d (stderr %q)", code, tt.code, errs)
+			}
+			if !strings.Contains(out, tt.out) {
+				t.Errorf("stdout %q lacks %q", out, tt.out)
+			}
+			if !strings.Contains(errs, tt.inErr) {
+				t.Errorf("stderr %q lacks %q", errs, tt.inErr)
+			}
+		})
+	}
+}

@@ -14,13 +14,14 @@ import (
 	"github.com/airi-go/airi/actions"
 )
 
-// rawField extracts the string "raw" of an input line: the line must be
-// one JSON object, and its "raw" member a string. It decodes in one pass
+// rawField extracts the string "raw" of an input line, and its optional
+// string "finish": the line must be one JSON object, and its "raw"
+// member a string. It decodes in one pass
 // without reflection or copies: the line's strings are unescaped in place
 // and the result shares the line's memory, so the line must not be used
 // again while the result is. With encoding/json in its place `airi parse
 // --jsonl` runs about 2.5x slower; see BenchmarkPipeline in planner/jsonl.
-func rawField(line []byte) (string, error) {
+func rawField(line []byte) (raw, finish string, err error) {
 	d := lineDecoder{s: line}
 	raw, found, ok := d.object()
 	if ok {
@@ -28,9 +29,12 @@ func rawField(line []byte) (string, error) {
 		ok = d.i == len(d.s)
 	}
 	if !ok || !found {
-		return "", errors.New(`input line is not a JSON object with a string "raw"`)
+		return "", "", errors.New(`input line is not a JSON object with a string "raw"`)
 	}
-	return raw, nil
+	if d.finishBad {
+		return "", "", errors.New(`"finish" of the input line is not a string ("stop" or "length")`)
+	}
+	return raw, d.finish, nil
 }
 
 // lineDecoder is a strict JSON reader for --jsonl input lines.
@@ -38,6 +42,10 @@ type lineDecoder struct {
 	s     []byte
 	i     int
 	depth int
+	// finish is the line's "finish" member; finishBad reports one that
+	// is not a string.
+	finish    string
+	finishBad bool
 }
 
 func (d *lineDecoder) ws() {
@@ -87,8 +95,19 @@ func (d *lineDecoder) object() (raw string, found, ok bool) {
 					return "", false, false
 				}
 			}
-		} else if !d.skip() {
-			return "", false, false
+		} else if key == "finish" && d.i < len(d.s) && d.s[d.i] == '"' {
+			v, ok := d.str()
+			if !ok {
+				return "", false, false
+			}
+			d.finish, d.finishBad = v, false
+		} else {
+			if key == "finish" {
+				d.finishBad = true
+			}
+			if !d.skip() {
+				return "", false, false
+			}
 		}
 		d.ws()
 		if d.i >= len(d.s) {

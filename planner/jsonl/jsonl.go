@@ -24,6 +24,8 @@ type Pipeline struct {
 	// line handles one input line of Run; BenchmarkPipeline swaps in an
 	// encoding/json version to compare.
 	line func(dst, line []byte) []byte
+	// finish is how answers ended whose line names no "finish".
+	finish parse.Finish
 }
 
 // New returns a pipeline for the actions of reg.
@@ -33,8 +35,12 @@ func New(reg *actions.Registry) *Pipeline {
 	return lp
 }
 
+// SetFinish says how the answers ended that do not say so themselves (a
+// --jsonl line without "finish", and Parse). Call it before Run.
+func (lp *Pipeline) SetFinish(f parse.Finish) { lp.finish = f }
+
 // Parse parses one answer.
-func (lp *Pipeline) Parse(raw string) (parse.Result, error) { return lp.p.Parse(raw) }
+func (lp *Pipeline) Parse(raw string) (parse.Result, error) { return lp.p.ParseEnded(raw, lp.finish) }
 
 // AppendResult writes the result line: {"action": {...}} plus "reasoning"
 // and "notes" when present, and a newline.
@@ -218,11 +224,17 @@ func (lp *Pipeline) parseChunk(dst []byte, in []byte) []byte {
 
 // parseLine handles one input line of --jsonl and appends its output line.
 func (lp *Pipeline) parseLine(dst []byte, line []byte) []byte {
-	raw, err := rawField(line)
+	raw, name, err := rawField(line)
 	if err != nil {
 		return appendError(dst, err.Error())
 	}
-	res, err := lp.p.Parse(raw)
+	finish := lp.finish
+	if name != "" {
+		if finish, err = parse.ParseFinish(name); err != nil {
+			return appendError(dst, err.Error())
+		}
+	}
+	res, err := lp.p.ParseEnded(raw, finish)
 	if err != nil {
 		return appendError(dst, err.Error())
 	}

@@ -144,15 +144,19 @@ func TestActionEncoderPlans(t *testing.T) {
 }
 
 func FuzzRawField(f *testing.F) {
-	for _, s := range []string{`{"raw":"x"}`, `{"raw":"\ud83d\ude00\n"}`, `{"a":[1,{"b":null}],"raw":"y"}`, `{"raw":"\u12"}`, `{"raw":"a","raw":"b"}`} {
+	for _, s := range []string{`{"raw":"x"}`, `{"raw":"\ud83d\ude00\n"}`, `{"a":[1,{"b":null}],"raw":"y"}`, `{"raw":"\u12"}`, `{"raw":"a","raw":"b"}`, `{"raw":"a","finish":"stop"}`, `{"finish":1,"raw":"a"}`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, line []byte) {
-		got, err := rawField(bytes.Clone(line))
+		got, finish, err := rawField(bytes.Clone(line))
 		var m map[string]any
 		jerr := json.Unmarshal(line, &m)
 		want, isString := m["raw"].(string)
-		if jerr != nil || !isString {
+		wantFinish, finishString := m["finish"].(string)
+		if _, has := m["finish"]; !has {
+			finishString = true
+		}
+		if jerr != nil || !isString || !finishString {
 			if err == nil {
 				t.Fatalf("rawField accepted %q, which is not an object with a string raw (%v)", line, jerr)
 			}
@@ -163,8 +167,8 @@ func FuzzRawField(f *testing.F) {
 		}
 		// encoding/json replaces invalid UTF-8 while decoding; rawField
 		// leaves that to the output encoder.
-		if utf8.Valid(line) && got != want {
-			t.Fatalf("rawField(%q) = %q, want %q", line, got, want)
+		if utf8.Valid(line) && (got != want || finish != wantFinish) {
+			t.Fatalf("rawField(%q) = %q, %q; want %q, %q", line, got, finish, want, wantFinish)
 		}
 	})
 }

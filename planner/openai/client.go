@@ -192,7 +192,8 @@ func (c *Client) Complete(ctx context.Context, req planner.Request) (planner.Res
 			zap.String("class", Class(err)),
 			zap.Duration("wait", wait),
 			zap.Error(err))
-		if err := c.wait(ctx, wait); err != nil {
+		// The caller may give back what it holds while the call waits.
+		if err := planner.Away(ctx, func() error { return c.wait(ctx, wait) }); err != nil {
 			resp.Latency = c.now().Sub(start)
 			return resp, fmt.Errorf("model call, waiting to retry: %w", err)
 		}
@@ -326,6 +327,10 @@ func (c *Client) answer(out goopenai.ChatCompletionResponse, ex *exchange) (plan
 	r := planner.Response{
 		Content:   content,
 		Reasoning: strings.Join(reasoning, "\n\n"),
+		// The body decoded whole, so the answer ended where the provider
+		// says it did.
+		FinishReason: string(choice.FinishReason),
+		Ended:        true,
 	}
 	r.Usage.PromptTokens = usage.PromptTokens
 	r.Usage.CompletionTokens = usage.CompletionTokens

@@ -38,6 +38,12 @@ type extent struct {
 	// starts (after its opening quote), counted from the start of the
 	// value, when cutString or cut in a key.
 	strStart int
+	// cutKey reports that the text ended inside a key, after it or after
+	// its colon: the member's value was never begun.
+	cutKey bool
+	// cutBare reports that the text ended in an unquoted token, a number
+	// or literal that is whole if the model stopped there itself.
+	cutBare bool
 	// quotes reports single or typographic quotes used as delimiters.
 	quotes bool
 	// closers closes the containers still open when the text ended.
@@ -175,8 +181,10 @@ func scanExtent(text string, start int) extent {
 	ext.depth = depth
 	ext.closers = closersOf(stack[:depth])
 	switch last {
-	case sigColon, sigKey, sigBare:
-		ext.dropLast = true
+	case sigColon, sigKey:
+		ext.dropLast, ext.cutKey = true, depth > 0 && stack[depth-1] == '{'
+	case sigBare:
+		ext.dropLast, ext.cutBare = true, true
 	}
 	return ext
 }
@@ -199,7 +207,7 @@ func cutAt(text string, depth int, isKey, inValue bool, ext extent) extent {
 	ext.cut = true
 	ext.depth = depth
 	if isKey || !inValue {
-		ext.dropLast = true
+		ext.dropLast, ext.cutKey = true, isKey
 	} else {
 		ext.cutString = true
 	}

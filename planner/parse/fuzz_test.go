@@ -24,20 +24,28 @@ func FuzzParse(f *testing.F) {
 	}
 	p := newTestParser(f)
 	f.Fuzz(func(t *testing.T, raw string) {
-		got, err := p.Parse(raw)
-		if err != nil {
-			var pe *Error
-			if !errors.As(err, &pe) {
-				t.Fatalf("refusal %T is not a *Error: %v", err, err)
-			}
-			if pe.Error() == "" {
-				t.Fatal("empty refusal")
-			}
-			return
+		for _, finish := range []Finish{FinishUnknown, FinishStop, FinishLength} {
+			checkParsed(t, p, raw, finish)
 		}
-		if got.Action.Params == nil {
-			t.Fatalf("accepted %q without parameters", got.Action.Name)
-		}
-		checkAccepted(t, p, got)
 	})
+}
+
+// checkParsed parses raw as ended by finish and checks the outcome.
+func checkParsed(t *testing.T, p *Parser, raw string, finish Finish) {
+	t.Helper()
+	got, err := p.ParseEnded(raw, finish)
+	if err != nil {
+		var pe *Error
+		if !errors.As(err, &pe) {
+			t.Fatalf("refusal %T is not a *Error: %v", err, err)
+		}
+		if pe.Error() == "" {
+			t.Fatal("empty refusal")
+		}
+		return
+	}
+	if got.Action.Params == nil {
+		t.Fatalf("accepted %q without parameters", got.Action.Name)
+	}
+	checkAccepted(t, p, got)
 }

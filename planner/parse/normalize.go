@@ -368,7 +368,7 @@ func (p *Parser) fromList(list []jmember, r *run, depth int) (actions.Action, bo
 	var first *Error
 	named := false
 	for i, el := range list {
-		sub := &run{truncated: r.truncated, sc: r.sc}
+		sub := &run{truncated: r.truncated, sc: r.sc, finish: r.finish}
 		act, n, perr := p.fromObject(el.val, sub, depth)
 		if perr == nil {
 			r.absorb(sub)
@@ -397,7 +397,7 @@ func (p *Parser) searchNested(v jval, r *run, depth int) (actions.Action, bool, 
 	if depth < maxNesting {
 		for i, m := range v.obj {
 			if m.val.kind == jObj || m.val.kind == jArr {
-				sub := &run{truncated: r.truncated, sc: r.sc}
+				sub := &run{truncated: r.truncated, sc: r.sc, finish: r.finish}
 				act, named, perr := p.fromObject(m.val, sub, depth+1)
 				if perr == nil {
 					r.absorb(sub)
@@ -420,7 +420,7 @@ func (p *Parser) searchNested(v jval, r *run, depth int) (actions.Action, bool, 
 			if m.val.kind != jStr || !looksLikeJSONText(m.val.str) {
 				continue
 			}
-			sub := &run{truncated: r.truncated, sc: r.sc}
+			sub := &run{truncated: r.truncated, sc: r.sc, finish: r.finish}
 			act, perr := p.parseText(m.val.str, sub, depth+1)
 			if perr == nil {
 				r.absorb(sub)
@@ -512,12 +512,12 @@ func (p *Parser) paramsFromText(s string, r *run, depth int) (jval, bool) {
 				return p.paramsFromText(un, r, depth+1)
 			}
 		}
+		ext = r.settle(ext)
 		if v, ok = p.repair(cand, ext, r); !ok {
 			return jval{}, false
 		}
 		if ext.cut {
-			r.truncated = true
-			applyCut(&v, ext)
+			r.endCut(&v, ext)
 		}
 	}
 	return v, v.kind == jObj

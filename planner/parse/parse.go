@@ -129,6 +129,8 @@ type run struct {
 	notes     []string
 	reasoning []string
 	truncated bool
+	// finish is how the provider said the answer ended.
+	finish Finish
 	// ignored counts the other actions of the answer, not run.
 	ignored int
 	// notStrict is a text already known to fail the strict parse.
@@ -160,9 +162,16 @@ const maxNesting = 3
 // maxCandidates bounds the objects tried in one answer.
 const maxCandidates = 32
 
-// Parse recovers one action from raw, the text of a model answer. The
-// error, on refusal, is an *Error.
+// Parse recovers one action from raw, the text of a model answer, not
+// knowing how the answer ended: a value the end of the text interrupted
+// is read as cut off by the length limit. The error, on refusal, is an
+// *Error.
 func (p *Parser) Parse(raw string) (res Result, err error) {
+	return p.ParseEnded(raw, FinishUnknown)
+}
+
+// ParseEnded is Parse told how the answer ended (see Finish).
+func (p *Parser) ParseEnded(raw string, finish Finish) (res Result, err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			res = Result{}
@@ -174,7 +183,7 @@ func (p *Parser) Parse(raw string) (res Result, err error) {
 		sc.reset()
 		p.scratch.Put(sc)
 	}()
-	r := &run{sc: sc}
+	r := &run{sc: sc, finish: finish}
 	act, perr := p.parseText(raw, r, 0)
 	if perr != nil {
 		return Result{}, perr
@@ -369,7 +378,7 @@ func (p *Parser) scan(text string, inThink bool, r *run, depth int) (actions.Act
 			pos = ext.end
 			continue
 		}
-		sub := &run{notStrict: r.notStrict, sc: r.sc}
+		sub := &run{notStrict: r.notStrict, sc: r.sc, finish: r.finish}
 		act, named, perr := p.fromCandidate(cand, ext, sub, depth)
 		if perr == nil {
 			found, chosen = true, act

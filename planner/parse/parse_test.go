@@ -23,6 +23,19 @@ type corpusCase struct {
 	Notes     []string        `json:"notes"`
 	Reasoning string          `json:"reasoning"`
 	Error     string          `json:"error"`
+	// Finish is how the provider said the answer ended: "stop",
+	// "length" or absent for unknown.
+	Finish string `json:"finish"`
+}
+
+// parseCase parses a corpus case as the provider said it ended.
+func parseCase(tb testing.TB, p *Parser, c corpusCase) (Result, error) {
+	tb.Helper()
+	finish, err := ParseFinish(c.Finish)
+	if err != nil {
+		tb.Fatalf("corpus case %q: %v", c.Name, err)
+	}
+	return p.ParseEnded(c.Raw, finish)
 }
 
 const corpusPath = "../../testdata/parse/corpus.jsonl"
@@ -87,10 +100,10 @@ func TestParseCorpus(t *testing.T) {
 		}
 		seen[c.Name] = true
 		t.Run(c.Name, func(t *testing.T) {
-			got, err := p.Parse(c.Raw)
+			got, err := parseCase(t, p, c)
 			// A second parse of the same answer (now with remembered
 			// repairs) must give the same outcome.
-			again, err2 := p.Parse(c.Raw)
+			again, err2 := parseCase(t, p, c)
 			if (err == nil) != (err2 == nil) || (err != nil && err.Error() != err2.Error()) || !reflect.DeepEqual(got, again) {
 				t.Fatalf("second parse differs: %v / %v, %+v / %+v", err, err2, got, again)
 			}
@@ -198,7 +211,8 @@ func TestParseConcurrent(t *testing.T) {
 	for w := 0; w < 4; w++ {
 		go func() {
 			for _, c := range cases {
-				_, err := p.Parse(c.Raw)
+				finish, _ := ParseFinish(c.Finish)
+				_, err := p.ParseEnded(c.Raw, finish)
 				if (err != nil) != (c.Error != "") {
 					done <- errors.New(c.Name + ": outcome differs under concurrency")
 					return

@@ -35,13 +35,13 @@ func (p *Parser) fromCandidate(cand string, ext extent, r *run, depth int) (acti
 				return act, perr == nil || perr.named, perr
 			}
 		}
+		ext = r.settle(ext)
 		v, ok = p.repair(cand, ext, r)
 		if !ok {
 			return actions.Action{}, false, p.noAction()
 		}
 		if ext.cut {
-			r.truncated = true
-			applyCut(&v, ext)
+			r.endCut(&v, ext)
 		}
 	}
 	return p.fromObject(v, r, depth)

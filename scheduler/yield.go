@@ -1,0 +1,68 @@
+package scheduler
+
+import (
+	"context"
+	"time"
+
+	"github.com/airi-go/airi/internal/backoff"
+)
+
+// A wake that waits gives its places back: between two calls (the
+// continue delay), while its model call waits out a retry or a
+// Retry-After, and while a typing request to the platform is in flight,
+// it holds neither a wake slot nor a model slot. Its goroutine parks with
+// the wake's state on its stack, and it takes its slots again when the
+// wait is over, queued behind the wakes that fell due before and ahead of
+// those that fall due later. A burst of chats whose model reads before it
+// replies then runs as fast as one whose model replies at once, instead
+// of every slot sleeping through a continue delay.
+
+// gateKey marks the context of a wake that runs under the scheduler's
+// gate and so holds one of its places. Wake and RunDue run outside it.
+type gateKey struct{}
+
+// underGate returns ctx marked as holding a place of g.
+func underGate(ctx context.Context, g *gate) context.Context {
+	return context.WithValue(ctx, gateKey{}, g)
+}
+
+// away runs wait without the wake slot ctx holds, if it holds one, and
+// takes a slot again before it returns.
+func away(ctx context.Context, wait func() error) error {
+	g, _ := ctx.Value(gateKey{}).(*gate)
+	if g == nil {
+		return wait()
+	}
+	g.leave()
+	err := wait()
+	g.back(ctx)
+	return err
+}
+
+// pause waits d between two calls of a wake, without its wake slot.
+func (l *loop) pause(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return backoff.Sleep(ctx, d)
+	}
+	return away(ctx, func() error { return backoff.Sleep(ctx, d) })
+}
+
+// awayFromModel runs wait, the model call's own wait for a retry, without
+// the tick's model slot and wake slot, and takes both again: the wake
+// slot first, then the model slot, in the order a wake takes them.
+func (t *tick) awayFromModel(ctx context.Context, wait func() error) error {
+	held := t.holding
+	t.freeSlot()
+	err := away(ctx, wait)
+	if held {
+		select {
+		case t.l.s.sem <- struct{}{}:
+			t.holding = true
+		case <-ctx.Done():
+			if err == nil {
+				err = ctx.Err()
+			}
+		}
+	}
+	return err
+}

@@ -1,0 +1,153 @@
+package scheduler_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/airi-go/airi/planner"
+	"github.com/airi-go/airi/scheduler"
+	"github.com/airi-go/airi/state"
+)
+
+// deliverTo delivers one message to a direct channel of its own.
+func deliverTo(t *testing.T, h *harness, id string) {
+	t.Helper()
+	err := h.sched.Deliver(context.Background(), state.Channel{ID: id, Platform: "console", Title: id},
+		state.Message{ChannelID: id, PlatformID: "1", SenderName: "ann", Content: "hello", Time: time.Now()})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestContinueDelayHoldsNoSlot runs two chats with one wake slot and one
+// model slot and a model that reads before it replies: the second chat's
+// first call runs while the first chat waits out its continue delay,
+// and both are answered once.
+func TestContinueDelayHoldsNoSlot(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var (
+			mu    sync.Mutex
+			order []string
+			calls = map[string]int{}
+		)
+		m := newModel(func(_ context.Context, _ int, req planner.Request) (string, error) {
+			ch := strings.TrimPrefix(req.User, "airi:")
+			mu.Lock()
+			calls[ch]++
+			n := calls[ch]
+			order = append(order, fmt.Sprintf("%s#%d", ch, n))
+			mu.Unlock()
+			if n == 1 {
+				return fmt.Sprintf(`{"action":"read_unread_messages","channelId":%q}`, ch), nil
+			}
+			return fmt.Sprintf(`{"action":"send_message","channelId":%q,"content":"hi"}`, ch), nil
+		})
+		h := newHarness(t, scheduler.Config{Concurrency: 1, Wakes: 1, ContinueDelay: time.Second, Debounce: 5 * time.Millisecond, SendUser: true}, m)
+		h.start()
+		deliverTo(t, h, "a")
+		deliverTo(t, h, "b")
+		h.waitIdle()
+		mu.Lock()
+		defer mu.Unlock()
+		if len(order) != 4 {
+			t.Fatalf("calls %v, want two per chat", order)
+		}
+		first, second := order[0][:1], map[string]string{"a": "b", "b": "a"}[order[0][:1]]
+		if order[1] != second+"#1" {
+			t.Fatalf("calls in the order %v: %s's first call waited for %s's continue delay, want it in that delay", order, second, first)
+		}
+		if got := h.sender.perChannel(); got["a"] != 1 || got["b"] != 1 {
+			t.Fatalf("sends per chat %v, want one each", got)
+		}
+	})
+}
+
+// TestRetryWaitHoldsNoSlot: a model call that waits to retry (through
+// planner.Away, as planner/openai waits out a backoff or a Retry-After)
+// gives both slots back; the other chat's call runs and ends that wait.
+func TestRetryWaitHoldsNoSlot(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		retried := make(chan struct{})
+		var once sync.Once
+		m := newModel(func(ctx context.Context, _ int, req planner.Request) (string, error) {
+			ch := strings.TrimPrefix(req.User, "airi:")
+			if ch == "a" {
+				// Only another chat's call ends the wait: were the slots
+				// held, neither call could go on.
+				if err := planner.Away(ctx, func() error {
+					select {
+					case <-retried:
+						return nil
+					case <-ctx.Done():
+						return ctx.Err()
+					}
+				}); err != nil {
+					return "", err
+				}
+			} else {
+				once.Do(func() { close(retried) })
+			}
+			return fmt.Sprintf(`{"action":"send_message","channelId":%q,"content":"hi"}`, ch), nil
+		})
+		h := newHarness(t, scheduler.Config{Concurrency: 1, Wakes: 1, Debounce: 5 * time.Millisecond, SendUser: true}, m)
+		h.start()
+		deliverTo(t, h, "a")
+		synctest.Wait()
+		deliverTo(t, h, "b")
+		h.waitIdle()
+		if got := h.sender.perChannel(); got["a"] != 1 || got["b"] != 1 {
+			t.Fatalf("sends per chat %v, want one each", got)
+		}
+	})
+}
+
+// TestTypingRequestHoldsNoSlot: a typing request still in flight when the
+// answer is there is waited for without a slot, so the other chat's wake
+// runs meanwhile, and the reply still follows the indicator.
+func TestTypingRequestHoldsNoSlot(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		bCalled := make(chan struct{})
+		var once sync.Once
+		m := newModel(func(ctx context.Context, _ int, req planner.Request) (string, error) {
+			ch := strings.TrimPrefix(req.User, "airi:")
+			if ch == "a" {
+				// Long enough for the typing indicator to be sent.
+				select {
+				case <-time.After(time.Second):
+				case <-ctx.Done():
+					return "", ctx.Err()
+				}
+			} else {
+				once.Do(func() { close(bCalled) })
+			}
+			return fmt.Sprintf(`{"action":"send_message","channelId":%q,"content":"hi"}`, ch), nil
+		})
+		h := newHarness(t, scheduler.Config{Concurrency: 1, Wakes: 1, Debounce: 5 * time.Millisecond, SendUser: true}, m)
+		typed := make(chan struct{})
+		h.typing = func(ctx context.Context, id string) {
+			if id != "a" {
+				return
+			}
+			close(typed)
+			// The platform answers the typing request only once the other
+			// chat's model call ran.
+			select {
+			case <-bCalled:
+			case <-ctx.Done():
+			}
+		}
+		h.start()
+		deliverTo(t, h, "a")
+		<-typed
+		deliverTo(t, h, "b")
+		h.waitIdle()
+		if got := h.sender.perChannel(); got["a"] != 1 || got["b"] != 1 {
+			t.Fatalf("sends per chat %v, want one each", got)
+		}
+	})
+}
