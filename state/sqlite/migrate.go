@@ -223,6 +223,25 @@ ALTER TABLE ticks ADD COLUMN base_len INTEGER NOT NULL DEFAULT 0;
 	`
 DROP INDEX messages_unread;
 `,
+	// 13: what an outbox entry puts in the chat (a message or a
+	// reaction), and the reactions to the bot's own messages until the
+	// bot has been shown them.
+	`
+ALTER TABLE outbox ADD COLUMN kind TEXT NOT NULL DEFAULT '';
+CREATE TABLE reactions (
+	id          INTEGER PRIMARY KEY AUTOINCREMENT,
+	channel_id  TEXT NOT NULL,
+	message_id  TEXT NOT NULL,
+	sender_id   TEXT NOT NULL DEFAULT '',
+	sender_name TEXT NOT NULL DEFAULT '',
+	from_bot    INTEGER NOT NULL DEFAULT 0,
+	emoji       TEXT NOT NULL,
+	removed     INTEGER NOT NULL DEFAULT 0,
+	time        INTEGER NOT NULL,
+	shown       INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX reactions_new ON reactions (channel_id, id) WHERE shown = 0;
+`,
 }
 
 // SchemaVersion is the schema version this build creates and understands.
