@@ -3,6 +3,8 @@ package state
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 	"time"
 )
 
@@ -78,4 +80,19 @@ type Reacting struct {
 	ChannelID string
 	MessageID string
 	Emoji     string
+}
+
+// RefusedReactionError is returned by an adapter when the platform refused
+// an emoji as a reaction in that chat; Allowed lists the emoji it takes
+// there (empty when the platform did not say).
+type RefusedReactionError struct {
+	Emoji   string
+	Allowed []string
+}
+
+func (e *RefusedReactionError) Error() string {
+	if len(e.Allowed) == 0 {
+		return fmt.Sprintf("the platform does not take %q as a reaction here", e.Emoji)
+	}
+	return fmt.Sprintf("the platform does not take %q as a reaction here; it takes one of %s", e.Emoji, strings.Join(e.Allowed, " "))
 }
