@@ -42,6 +42,8 @@ func (a *Adapter) handle(ctx context.Context, inbox adapters.Inbox, u telego.Upd
 			return fmt.Errorf("telegram deliver update %d: %w", u.UpdateID, err)
 		}
 		return nil
+	case u.MessageReaction != nil:
+		return a.handleReaction(ctx, inbox, u)
 	case u.EditedMessage != nil:
 		a.log.Info("ignoring an edited message", zap.Int("update", u.UpdateID),
 			zap.Int64("chat", u.EditedMessage.Chat.ID), zap.Int("message", u.EditedMessage.MessageID))
