@@ -171,6 +171,19 @@ func (a *Adapter) Send(_ context.Context, out state.Outgoing) (string, error) {
 	return id, nil
 }
 
+// React prints "Name reacted 👍 to <message id>" on one line: the
+// console shows a reaction the way it shows a message.
+func (a *Adapter) React(_ context.Context, r state.Reacting) error {
+	line := printable(a.cfg.BotName) + " reacted " + strings.ReplaceAll(printable(r.Emoji), "\n", " ") +
+		" to " + strings.ReplaceAll(printable(r.MessageID), "\n", " ") + "\n"
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if _, err := io.WriteString(a.out, line); err != nil {
+		return fmt.Errorf("console: print reaction: %w", err)
+	}
+	return nil
+}
+
 // printable returns s without terminal escape sequences (ANSI CSI, OSC,
 // DCS and the like) and control characters other than tab and line feed;
 // line endings become "\n" and invalid UTF-8 the replacement character.
