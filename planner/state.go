@@ -46,8 +46,15 @@ func (b *Builder) stateData(d prompts.Data, in Input, hist []state.Message) prom
 				ReplyTo:   m.ReplyTo,
 				Mentioned: m.Mentioned,
 				Self:      m.Self,
+				Bot:       m.FromBot,
 			}
 		}
+	}
+	for _, r := range in.Reactions {
+		d.Reactions = append(d.Reactions, prompts.Reaction{
+			Sender: senderName(r.SenderName), Bot: r.FromBot,
+			Emoji: prompts.Clip(r.Emoji, 16), MessageID: r.MessageID, Removed: r.Removed,
+		})
 	}
 	var sent map[string]bool // own messages in the window, by content
 	for _, m := range hist {
