@@ -39,6 +39,10 @@ type Store interface {
 	RecordTick(ctx context.Context, act *state.ActionRecord, keep, over int, t state.Tick) (actionID, tickID int64, err error)
 	// SetNoteTick records the tick that wrote memory notes.
 	SetNoteTick(ctx context.Context, ids []int64, tick int64) error
+	// NewReactions and MarkReactionsShown show each reaction to the bot's
+	// messages once.
+	NewReactions(ctx context.Context, channelID string, limit int) ([]state.Reaction, error)
+	MarkReactionsShown(ctx context.Context, ids []int64) error
 }
 
 // Prompter builds the request of one tick.

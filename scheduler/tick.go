@@ -87,6 +87,9 @@ type tick struct {
 	// stored message id when it was built.
 	incoming  []state.Message
 	shown     []int64
+	// reactions are the ids of the reactions the request shows, marked
+	// shown once the model answered it.
+	reactions []int64
 	tokens    int
 	req       planner.Request
 	watermark int64
