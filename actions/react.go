@@ -17,11 +17,12 @@ const NameReact = "react"
 // React puts an emoji reaction on a message: the quiet answer, when a
 // word would be too much.
 type React struct {
-	ChannelID string `json:"channelId" jsonschema:"minLength=1,description=The channel of the message."`
-	MessageID string `json:"messageId" jsonschema:"minLength=1,description=Id of the message reacted to, as the state shows it."`
-	Emoji     string `json:"emoji" jsonschema:"minLength=1,maxLength=16,description=One emoji, such as 👍."`
-	// Then says what follows a reaction that was set, as for SendMessage.
-	Then string `json:"then,omitempty" jsonschema:"enum=next,enum=end" jsonschema_description:"\"next\" to act again after it."`
+	ChannelID string `json:"channelId" jsonschema:"minLength=1"`
+	MessageID string `json:"messageId" jsonschema:"minLength=1"`
+	Emoji     string `json:"emoji" jsonschema:"minLength=1,maxLength=16"`
+	// Then says what follows a reaction that was set, as for SendMessage;
+	// the catalog describes it once, at send_message.
+	Then string `json:"then,omitempty" jsonschema:"enum=next,enum=end"`
 }
 
 // Reactor puts reactions on messages through the platform of their

@@ -14,7 +14,7 @@ func BuiltinSpecs(h Handlers) []Spec {
 		{Name: NameSendMessage, Params: SendMessage{}, Handler: h.SendMessage,
 			Description: "Send one message to a channel; it ends your turn."},
 		{Name: NameReact, Params: React{}, Handler: h.React,
-			Description: "Put one emoji reaction on a message: the quiet answer when a word would be too much; it ends your turn."},
+			Description: "Put an emoji (👍) on a message; ends your turn."},
 		{Name: NameReadUnread, Params: ReadUnreadMessages{}, Handler: h.ReadUnread,
 			Description: "Read a channel's unread messages not shown in the state."},
 		{Name: NameSleep, Params: Sleep{}, Handler: h.Sleep,
