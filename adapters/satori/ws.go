@@ -380,6 +380,10 @@ func (a *Adapter) onEvent(ctx context.Context, inbox adapters.Inbox, body []byte
 			return fmt.Errorf("%w %s in %s: %w", errDeliver, msg.PlatformID, ch.ID, err)
 		}
 		log.Debug("message delivered", zap.String("channel", ch.ID), zap.String("id", msg.PlatformID), zap.Bool("self", msg.Self))
+	case "reaction-added", "reaction-removed":
+		if err := a.handleReaction(ctx, inbox, &ev); err != nil {
+			return err
+		}
 	case "login-added", "login-updated":
 		if ev.Login != nil {
 			p, id := ev.bot()
