@@ -108,6 +108,9 @@ func (l *loop) wake(ctx context.Context, trig Trigger) WakeReport {
 		if rep.Iterations > 0 && backoff.Sleep(ctx, s.cfg.ContinueDelay) != nil {
 			return rep
 		}
+		if rep.Iterations > 0 && !unanswered && l.botsHeld(ctx, trig) {
+			break
+		}
 		release, ok := s.pin(l.id)
 		if !ok {
 			// Another process drives the channel now.
