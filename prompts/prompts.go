@@ -75,7 +75,8 @@ type Data struct {
 }
 
 // Reaction is one reaction to a bot's message as the state message shows
-// it. Sender and Emoji are chat data: render them with quote or plain.
+// it. Sender is ready to print like Message.Name; Emoji is printable as
+// it is: an emoji alone, or quoted when it holds anything else.
 type Reaction struct {
 	// Sender is the name of the one who reacted, ready to print like
 	// Message.Name.
