@@ -68,6 +68,12 @@ func (t *typingConsole) Send(ctx context.Context, out state.Outgoing) (string, e
 	return t.Adapter.Send(ctx, out)
 }
 
+// React clears the indicator, then prints the reaction.
+func (t *typingConsole) React(ctx context.Context, r state.Reacting) error {
+	t.clear()
+	return t.Adapter.React(ctx, r)
+}
+
 // gaveUp reports, once every model call has failed for at least d, the
 // line `airi chat` exits with.
 func gaveUp(rt *runtime.Bot, d time.Duration, now time.Time) (string, bool) {
