@@ -115,3 +115,29 @@ func (s *Server) serveReaction(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
 	_, _ = w.Write([]byte("{}"))
 }
+
+// reactionControl mounts the reaction calls of the control API:
+//
+//	POST /_control/reactions      body: Reaction (JSON) → {"sn": n}
+//	GET  /_control/reacted        → [Reacted]
+func (s *Server) reactionControl(mux *http.ServeMux) {
+	mux.HandleFunc("POST /_control/reactions", func(w http.ResponseWriter, r *http.Request) {
+		var re Reaction
+		if err := json.NewDecoder(r.Body).Decode(&re); err != nil {
+			http.Error(w, "body must be a JSON reaction: "+err.Error(), http.StatusBadRequest)
+			return
+		}
+		if re.ChannelID == "" || re.MessageID == "" || re.UserID == "" || re.Emoji == "" {
+			http.Error(w, "channelId, messageId, userId and emoji are required", http.StatusBadRequest)
+			return
+		}
+		writeJSON(w, map[string]int64{"sn": s.PushReaction(re)})
+	})
+	mux.HandleFunc("GET /_control/reacted", func(w http.ResponseWriter, r *http.Request) {
+		out := s.Reactions()
+		if out == nil {
+			out = []Reacted{}
+		}
+		writeJSON(w, out)
+	})
+}

@@ -180,6 +180,7 @@ func NewServer(opts Options) *Server {
 		http.Error(w, "method not found", http.StatusNotFound)
 	})
 	s.control(mux)
+	s.reactionControl(mux)
 	s.hs = httptest.NewServer(mux)
 	return s
 }
