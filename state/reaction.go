@@ -59,7 +59,8 @@ type Reactions interface {
 	// message of r.ChannelID whose platform id is r.MessageID and that is
 	// stored as the bot's (Self). A reaction to anyone else's message, or
 	// to a message not stored, is not stored and gives stored=false
-	// without an error. An invalid reaction gives its Validate error.
+	// without an error; so does one stored before (the same sender,
+	// emoji, message, removal and time: an update received twice). An invalid reaction gives its Validate error.
 	AddReaction(ctx context.Context, r Reaction) (stored bool, err error)
 	// NewReactions returns up to limit reactions of a channel not yet
 	// marked shown, oldest first (limit <= 0 means all).

@@ -241,6 +241,9 @@ CREATE TABLE reactions (
 	shown       INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX reactions_new ON reactions (channel_id, id) WHERE shown = 0;
+-- An update received twice (a poll fetched again, a webhook retried)
+-- stores its reaction once.
+CREATE UNIQUE INDEX reactions_once ON reactions (channel_id, message_id, sender_id, emoji, removed, time);
 `,
 }
 

@@ -10,13 +10,13 @@ import (
 
 // AddReaction stores a reaction to one of the bot's own messages, in one
 // statement that checks the message is the bot's; a reaction to any other
-// message stores nothing.
+// message, or one stored already, stores nothing.
 func (s *Store) AddReaction(ctx context.Context, r state.Reaction) (bool, error) {
 	if err := r.Validate(); err != nil {
 		return false, fmt.Errorf("add reaction: %w", err)
 	}
 	res, err := s.exec(ctx, `
-INSERT INTO reactions (channel_id, message_id, sender_id, sender_name, from_bot, emoji, removed, time)
+INSERT OR IGNORE INTO reactions (channel_id, message_id, sender_id, sender_name, from_bot, emoji, removed, time)
 SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8
 WHERE EXISTS (SELECT 1 FROM messages WHERE channel_id = ?1 AND platform_id = ?2 AND self = 1)`,
 		r.ChannelID, r.MessageID, r.SenderID, state.CleanText(r.SenderName), r.FromBot, r.Emoji, r.Removed, encTime(r.Time))

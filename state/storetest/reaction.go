@@ -27,6 +27,8 @@ func testReactions(t *testing.T, s state.Store) {
 		{state.Reaction{ChannelID: "c2", MessageID: "812", SenderID: "u1", SenderName: "Ada", Emoji: "👍", Time: at(7)}, false},
 		{state.Reaction{ChannelID: "c1", MessageID: "999", SenderID: "u1", SenderName: "Ada", Emoji: "👍", Time: at(8)}, false},
 		{state.Reaction{ChannelID: "c1", MessageID: "812", SenderID: "b1", SenderName: "Bob", FromBot: true, Emoji: "🔥", Removed: true, Time: at(9)}, true},
+		// The first again, as an update received twice.
+		{state.Reaction{ChannelID: "c1", MessageID: "812", SenderID: "u1", SenderName: "Ada", Emoji: "👍", Time: at(5)}, false},
 	}
 	for _, c := range cases {
 		got, err := s.AddReaction(ctx, c.r)

@@ -14,3 +14,6 @@ CREATE TABLE reactions (
 	shown       boolean NOT NULL DEFAULT false
 );
 CREATE INDEX reactions_new ON reactions (channel_id, id) WHERE NOT shown;
+-- An update received twice (a poll fetched again, a webhook retried)
+-- stores its reaction once.
+CREATE UNIQUE INDEX reactions_once ON reactions (channel_id, message_id, sender_id, emoji, removed, time);
