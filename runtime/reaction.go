@@ -22,7 +22,8 @@ const (
 	// for the next state message.
 	ReactionReceived = "received"
 	// ReactionIgnored is a reaction to someone else's message (or to one
-	// the bot does not have).
+	// the bot does not have), or one stored already (an update received
+	// twice).
 	ReactionIgnored = "ignored"
 )
 
