@@ -8,6 +8,8 @@ import (
 	"sync"
 	"time"
 
+	"go.uber.org/zap"
+
 	"github.com/airi-go/airi/state"
 )
 
@@ -157,7 +159,8 @@ func (h *builtins) react(ctx context.Context, call Call) (Result, error) {
 	}
 	h.reacts.add(ch.ID, message, emoji, now)
 	if err := h.deps.Store.SetOutboxState(bg, id, state.OutboxDone, message, ""); err != nil {
-		h.deps.Logger.Error("reaction set, but its outbox entry could not be marked done")
+		h.deps.Logger.Error("reaction set, but its outbox entry could not be marked done",
+			zap.String("channel", ch.ID), zap.String("message", message), zap.Error(err))
 	}
 	return Result{
 		OK: true, Next: true, Answered: ch.ID == call.Channel, EndsTurn: p.Then != ThenNext,
