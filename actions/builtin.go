@@ -13,8 +13,11 @@ const (
 // SendMessage sends a message to a channel.
 type SendMessage struct {
 	ChannelID string `json:"channelId" jsonschema:"minLength=1,description=This channel or another listed in the state."`
-	Content   string `json:"content" jsonschema:"description=The message as it should appear."`
-	ReplyTo   string `json:"replyTo,omitempty" jsonschema:"description=Id of the message replied to."`
+	// Content and ReplyTo are described by the protocol section, which
+	// teaches replyTo with an example; a description here would only
+	// lengthen every request.
+	Content string `json:"content"`
+	ReplyTo string `json:"replyTo,omitempty"`
 	// Then says what follows a send that goes out: ThenEnd (the default
 	// when absent) ends the turn, ThenNext asks for another call.
 	Then string `json:"then,omitempty" jsonschema:"enum=next,enum=end" jsonschema_description:"\"next\" to act again after it."`
@@ -30,7 +33,8 @@ const (
 
 // ReadUnreadMessages returns the unread messages of a channel and marks them read.
 type ReadUnreadMessages struct {
-	ChannelID string `json:"channelId" jsonschema:"minLength=1,description=Id of the channel whose unread messages to read."`
+	// ChannelID needs no description: the action's own says what it reads.
+	ChannelID string `json:"channelId" jsonschema:"minLength=1"`
 }
 
 // Sleep suspends the channel's loop; a new message ends it early.

@@ -109,6 +109,7 @@ var baselines = map[string]string{
 	NameListChannels: `{}`,
 	NameRemember:     `{"scope":"user","content":"likes tea"}`,
 	NameForget:       `{"id":"7"}`,
+	NameReact:        `{"channelId":"1","messageId":"812","emoji":"👍"}`,
 	"every":          `{"name":"abc","count":1,"id":"x","Plain":"p"}`,
 	"twins":          `{"name":"a"}`,
 	"bare":           `{"text":"t","loud":false}`,

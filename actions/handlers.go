@@ -83,6 +83,8 @@ const (
 type HandlerDeps struct {
 	Store  Store
 	Sender Sender
+	// Reactor sets reactions (the react action); nil refuses them.
+	Reactor Reactor
 	// BotName is the name the bot's own stored messages carry.
 	BotName string
 	// Name, when set, is asked for that name at each send instead of
@@ -152,12 +154,14 @@ func NewHandlers(deps HandlerDeps) Handlers {
 		ListChannels: HandlerFunc(h.list),
 		Remember:     HandlerFunc(h.remember),
 		Forget:       HandlerFunc(h.forget),
+		React:        HandlerFunc(h.react),
 	}
 }
 
 type builtins struct {
-	deps HandlerDeps
-	tok  *tokens.Counter
+	deps   HandlerDeps
+	tok    *tokens.Counter
+	reacts reactLog
 }
 
 // channel resolves a channel id named by the model, or explains which ids

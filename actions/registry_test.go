@@ -14,8 +14,8 @@ func TestCatalogSchemas(t *testing.T) {
 		t.Fatal(err)
 	}
 	cat := r.Catalog()
-	if len(cat) != 8 {
-		t.Fatalf("catalog has %d entries, want 8", len(cat))
+	if len(cat) != 9 {
+		t.Fatalf("catalog has %d entries, want 9", len(cat))
 	}
 	for _, e := range cat {
 		if strings.Contains(string(e.Schema), "$ref") {

@@ -5,6 +5,7 @@ package actions
 type Handlers struct {
 	SendMessage, ReadUnread, Sleep, Continue, Break, ListChannels Handler
 	Remember, Forget                                              Handler
+	React                                                         Handler
 }
 
 // BuiltinSpecs returns the built-in actions bound to h, in catalog order.
@@ -12,6 +13,8 @@ func BuiltinSpecs(h Handlers) []Spec {
 	return []Spec{
 		{Name: NameSendMessage, Params: SendMessage{}, Handler: h.SendMessage,
 			Description: "Send one message to a channel; it ends your turn."},
+		{Name: NameReact, Params: React{}, Handler: h.React,
+			Description: "Put an emoji (👍) on a message; ends your turn."},
 		{Name: NameReadUnread, Params: ReadUnreadMessages{}, Handler: h.ReadUnread,
 			Description: "Read a channel's unread messages not shown in the state."},
 		{Name: NameSleep, Params: Sleep{}, Handler: h.Sleep,

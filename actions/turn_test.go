@@ -51,8 +51,9 @@ func TestAnswerSchemaAcceptsThen(t *testing.T) {
 	}
 }
 
-// then is a parameter of send_message only: the catalog shows it there
-// with its values, and every other action decides what follows by itself.
+// then is a parameter of send_message and react only, the actions that
+// end the turn by default: the catalog shows it there with its values,
+// and every other action decides what follows by itself.
 func TestThenBelongsToSendOnly(t *testing.T) {
 	r, err := NewBuiltinRegistry(Handlers{})
 	if err != nil {
@@ -68,7 +69,7 @@ func TestThenBelongsToSendOnly(t *testing.T) {
 			t.Fatal(err)
 		}
 		then, has := sch.Properties["then"]
-		if has != (e.Name == NameSendMessage) {
+		if has != (e.Name == NameSendMessage || e.Name == NameReact) {
 			t.Errorf("%s: then present = %v", e.Name, has)
 		}
 		if has && strings.Join(then.Enum, ",") != ThenNext+","+ThenEnd {

@@ -28,3 +28,13 @@ type Cursors interface {
 	// SetCursor stores value under key.
 	SetCursor(ctx context.Context, key, value string) error
 }
+
+// ReactionInbox is the optional part of an Inbox that takes reactions;
+// the runtime's inbox has it. An adapter whose inbox lacks it drops the
+// reactions it receives.
+type ReactionInbox interface {
+	// DeliverReaction stores a reaction to one of the bot's messages (one
+	// to anyone else's is dropped); it never wakes the channel. On error
+	// nothing was stored and the update must not be confirmed upstream.
+	DeliverReaction(ctx context.Context, ch state.Channel, r state.Reaction) error
+}

@@ -35,6 +35,7 @@ type Metrics struct {
 	tokens       *prometheus.CounterVec
 	wakes        *prometheus.CounterVec
 	skipped      *prometheus.CounterVec
+	reactions    *prometheus.CounterVec
 }
 
 // NewMetrics makes the series; unread counts the unread messages of
@@ -53,8 +54,10 @@ func NewMetrics(unread func() float64) *Metrics {
 			Help: "Wakes of a channel that ran, by reason (direct, addressed:mention, ambient, periodic, ...)."}, []string{"reason"}),
 		skipped: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "airi_wakes_skipped_total",
 			Help: "Messages that woke nothing and wakes or calls refused, by reason (unaddressed, cooldown, budget, sender-rate, bot)."}, []string{"reason"}),
+		reactions: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "airi_reactions_total",
+			Help: "Reactions people and other bots put on messages, by outcome (received: on the bot's, ignored: on anyone else's)."}, []string{"outcome"}),
 	}
-	m.reg.MustRegister(m.ticks, m.actions, m.parseFails, m.modelErrors, m.modelLatency, m.tokens, m.wakes, m.skipped,
+	m.reg.MustRegister(m.ticks, m.actions, m.parseFails, m.modelErrors, m.modelLatency, m.tokens, m.wakes, m.skipped, m.reactions,
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "airi_unread_messages", Help: "Unread messages in every channel."}, unread))
 	return m
 }
@@ -94,6 +97,9 @@ func (m *Metrics) Wake(reason string) { m.wakes.WithLabelValues(reason).Inc() }
 
 // Skip counts a wake or call refused, by its reason.
 func (m *Metrics) Skip(reason string) { m.skipped.WithLabelValues(reason).Inc() }
+
+// Reaction counts a reaction delivered by an adapter, by its outcome.
+func (m *Metrics) Reaction(outcome string) { m.reactions.WithLabelValues(outcome).Inc() }
 
 // RegisterBudget adds the budgets' use today and their limits, for the
 // channels that channels lists.

@@ -130,6 +130,9 @@ func TestAdminServer(t *testing.T) {
 	m := NewMetrics(func() float64 { return 3 })
 	st, tick := seedAdminStore(t)
 	m.Observe(tick)
+	m.Reaction("received")
+	m.Reaction("received")
+	m.Reaction("ignored")
 	s := &Server{token: "tok", store: st, metrics: m, log: zaptest.NewLogger(t)}
 	var failing atomic.Bool
 	s.checks = func(context.Context) []Check {
@@ -145,7 +148,8 @@ func TestAdminServer(t *testing.T) {
 		t.Errorf("healthz: %d %s", resp.StatusCode, body)
 	}
 	resp, body := adminReq{path: "/metrics", header: bearer}.do(t, base)
-	for _, want := range []string{`airi_ticks_total{trigger="direct"} 1`, `airi_actions_total{action="continue"} 1`, "airi_unread_messages 3", `airi_tokens_total{kind="prompt"} 100`} {
+	for _, want := range []string{`airi_ticks_total{trigger="direct"} 1`, `airi_actions_total{action="continue"} 1`, "airi_unread_messages 3", `airi_tokens_total{kind="prompt"} 100`,
+		`airi_reactions_total{outcome="received"} 2`, `airi_reactions_total{outcome="ignored"} 1`} {
 		if resp.StatusCode != 200 || !strings.Contains(body, want) {
 			t.Errorf("metrics lack %q: %d\n%s", want, resp.StatusCode, body)
 		}

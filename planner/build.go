@@ -76,6 +76,9 @@ type Input struct {
 	// Notes, when not nil, are the memory notes the channel may see;
 	// otherwise Build asks BuilderOptions.Notes.
 	Notes []state.Note
+	// Reactions are the reactions to the bot's messages not shown yet,
+	// oldest first; the state message shows each of them.
+	Reactions []state.Reaction
 }
 
 // Prompt is one assembled request.

@@ -164,9 +164,9 @@ func TestPlatformsDiffer(t *testing.T) {
 
 func TestCatalogNamesEveryAction(t *testing.T) {
 	specs := append(actions.BuiltinSpecs(actions.Handlers{}), actions.Spec{
-		Name: "react", Description: "Add an emoji reaction to a message.",
+		Name: "pin", Description: "Pin a message.",
 		Params: struct {
-			MessageID string `json:"messageId" jsonschema:"description=Id of the message to react to."`
+			MessageID string `json:"messageId" jsonschema:"description=Id of the message to pin."`
 			Emoji     string `json:"emoji"`
 		}{},
 	})
@@ -193,7 +193,7 @@ func TestCatalogNamesEveryAction(t *testing.T) {
 			t.Errorf("catalog does not describe %s:\n%s", name, catalog)
 		}
 	}
-	if !strings.Contains(catalog, "messageId (string): Id of the message to react to.") {
+	if !strings.Contains(catalog, "messageId (string): Id of the message to pin.") {
 		t.Errorf("catalog lacks the parameter description:\n%s", catalog)
 	}
 	if !strings.Contains(catalog, "replyTo?") {

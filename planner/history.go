@@ -46,7 +46,7 @@ func (b *Builder) window(msgs []state.Message, total int) []state.Message {
 // historyTurn writes one stored message as a request turn. The bot's own
 // messages become assistant turns holding the flat JSON action that sent
 // them, so the model keeps seeing itself answer in JSON. Other people's are
-// user turns `Name: "text"`, the text quoted so that its line breaks,
+// user turns `Name: "text"` (`Name (a bot): "text"` for another bot), the text quoted so that its line breaks,
 // brackets or JSON cannot pass for the runtime's words. Text longer than
 // prompts.MaxHistoryRunes is cut with a marker. A message edited after it
 // arrived shows its newest text, marked "(edited)".
@@ -70,8 +70,13 @@ func historyTurn(m state.Message, channelID string) state.ChatMessage {
 		return state.ChatMessage{Role: RoleAssistant, Content: string(b)}
 	}
 	name := senderName(m.SenderName)
-	b := make([]byte, 0, len(name)+len(m.Content)+8)
+	b := make([]byte, 0, len(name)+len(m.Content)+16)
 	b = append(b, name...)
+	if m.FromBot {
+		// Another bot: the model tells it from people, as the state
+		// message does.
+		b = append(b, " (a bot)"...)
+	}
 	b = append(b, ':', ' ')
 	b = prompts.AppendQuote(b, m.Content)
 	if m.Edited {

@@ -111,6 +111,9 @@ func TestHistoryTurn(t *testing.T) {
 		{"no name",
 			state.Message{Content: "x"},
 			state.ChatMessage{Role: "user", Content: `someone: "x"`}},
+		{"another bot is named as one",
+			state.Message{SenderName: "Echo", FromBot: true, Content: "your turn"},
+			state.ChatMessage{Role: "user", Content: `Echo (a bot): "your turn"`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

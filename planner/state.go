@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/airi-go/airi/actions"
@@ -46,8 +47,15 @@ func (b *Builder) stateData(d prompts.Data, in Input, hist []state.Message) prom
 				ReplyTo:   m.ReplyTo,
 				Mentioned: m.Mentioned,
 				Self:      m.Self,
+				Bot:       m.FromBot,
 			}
 		}
+	}
+	for _, r := range in.Reactions {
+		d.Reactions = append(d.Reactions, prompts.Reaction{
+			Sender: senderName(r.SenderName), Bot: r.FromBot,
+			Emoji: emojiText(r.Emoji), MessageID: r.MessageID, Removed: r.Removed,
+		})
 	}
 	var sent map[string]bool // own messages in the window, by content
 	for _, m := range hist {
@@ -84,6 +92,20 @@ func (b *Builder) stateData(d prompts.Data, in Input, hist []state.Message) prom
 	}
 	d.Unread = unreadView(in)
 	return d
+}
+
+// emojiText is a reaction's emoji as the state message prints it: as it
+// is when it holds only symbols and their joiners (👍, ❤‍🔥), quoted when
+// it holds letters, digits, spaces or controls (a custom emoji's name),
+// so that nothing in it passes for the runtime's words.
+func emojiText(e string) string {
+	e = prompts.Clip(e, 16)
+	for _, r := range e {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsSpace(r) || unicode.IsControl(r) || r == '"' || r == '\\' {
+			return prompts.Quote(e)
+		}
+	}
+	return e
 }
 
 // messageRef is the id the model passes as replyTo: the platform's id, or

@@ -69,6 +69,24 @@ type Data struct {
 	// Earlier are at most a few records of earlier wakes, one line each.
 	Earlier []Action
 	Unread  Unread
+	// Reactions are the reactions to the bot's messages since the previous
+	// request (state message only), each shown once.
+	Reactions []Reaction
+}
+
+// Reaction is one reaction to a bot's message as the state message shows
+// it. Sender is ready to print like Message.Name; Emoji is printable as
+// it is: an emoji alone, or quoted when it holds anything else.
+type Reaction struct {
+	// Sender is the name of the one who reacted, ready to print like
+	// Message.Name.
+	Sender string
+	// Bot says the one who reacted is a bot.
+	Bot   bool
+	Emoji string
+	// MessageID is the platform id of the bot's message.
+	MessageID string
+	Removed   bool
 }
 
 // Bot describes the character the model plays.
@@ -110,6 +128,8 @@ type Message struct {
 	ReplyTo   string
 	Mentioned bool // the message mentions the bot
 	Self      bool
+	// Bot says the sender is a bot (another one than this).
+	Bot bool
 }
 
 // Action is one action record: the flat JSON action and its result.

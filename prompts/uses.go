@@ -32,6 +32,7 @@ const (
 	FieldActions
 	FieldEarlier
 	FieldUnread
+	FieldReactions
 
 	// FieldAll is every part: what a template reads when its body does
 	// something the analysis does not follow (passes the whole data to a
@@ -85,6 +86,8 @@ func topField(name string) (Fields, bool) {
 		return FieldEarlier, true
 	case "Unread":
 		return FieldUnread, true
+	case "Reactions":
+		return FieldReactions, true
 	}
 	return 0, false
 }
@@ -220,7 +223,7 @@ func (d *Data) AppendKey(dst []byte, f Fields) []byte {
 		str(t.String())
 		str(t.Location().String())
 	}
-	for bit := Fields(1); bit <= FieldUnread; bit <<= 1 {
+	for bit := Fields(1); bit <= FieldReactions; bit <<= 1 {
 		if f&bit == 0 {
 			continue
 		}
@@ -269,6 +272,7 @@ func (d *Data) AppendKey(dst []byte, f Fields) []byte {
 				str(m.ReplyTo)
 				flag(m.Mentioned)
 				flag(m.Self)
+				flag(m.Bot)
 			}
 		case FieldRemaining:
 			num(d.Remaining)
@@ -294,6 +298,15 @@ func (d *Data) AppendKey(dst []byte, f Fields) []byte {
 				str(c.Title)
 				num(c.Count)
 				flag(c.Current)
+			}
+		case FieldReactions:
+			num(len(d.Reactions))
+			for _, r := range d.Reactions {
+				str(r.Sender)
+				flag(r.Bot)
+				str(r.Emoji)
+				str(r.MessageID)
+				flag(r.Removed)
 			}
 		}
 	}

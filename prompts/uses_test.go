@@ -66,6 +66,7 @@ func TestUsesDecidesRendering(t *testing.T) {
 		Actions:   []Action{{Name: "continue", Action: `{"action":"continue"}`, OK: true, Result: "ok"}},
 		Earlier:   []Action{},
 		Unread:    Unread{Total: 1, Channels: []UnreadChannel{{ID: "7", Count: 1, Current: true}}},
+		Reactions: []Reaction{{Sender: "Cyril", Emoji: "👍", MessageID: "m1"}},
 	}
 	for _, tm := range append(append([]*Template(nil), set.Sections...), set.State) {
 		t.Run(tm.Section, func(t *testing.T) {
@@ -76,7 +77,7 @@ func TestUsesDecidesRendering(t *testing.T) {
 			// mixed has other's value for every field the template does
 			// not read, base's for those it reads.
 			mixed := other
-			for bit := Fields(1); bit <= FieldUnread; bit <<= 1 {
+			for bit := Fields(1); bit <= FieldReactions; bit <<= 1 {
 				if uses&bit != 0 {
 					copyField(&mixed, &base, bit)
 				}
@@ -137,6 +138,8 @@ func copyField(dst, src *Data, bit Fields) {
 		dst.Earlier = src.Earlier
 	case FieldUnread:
 		dst.Unread = src.Unread
+	case FieldReactions:
+		dst.Reactions = src.Reactions
 	}
 }
 

@@ -86,8 +86,9 @@ func startGroupBot(t *testing.T, tg *telegramtest.Server, model http.Handler, db
 		t.Fatal(err)
 	}
 	b.rt, err = runtime.New(cfg, runtime.Deps{Logger: log, Model: mdl, Store: store, Prompts: p, Adapters: []runtime.Adapter{{Sender: ad}},
-		OnWake: func(_, reason string) { b.count(b.wakes, reason); b.m.Wake(reason) },
-		OnSkip: func(_, reason string) { b.count(b.skipped, reason); b.m.Skip(reason) },
+		OnWake:     func(_, reason string) { b.count(b.wakes, reason); b.m.Wake(reason) },
+		OnSkip:     func(_, reason string) { b.count(b.skipped, reason); b.m.Skip(reason) },
+		OnReaction: func(_, outcome string) { b.m.Reaction(outcome) },
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -153,6 +153,11 @@ type inbox struct {
 	sched   *scheduler.Scheduler
 	// cmds answers the admins' "/airi ..." commands; nil without admins.
 	cmds *chatCommands
+	// store keeps the reactions delivered (reaction.go); onReaction,
+	// when set, counts them.
+	store      state.Reactions
+	onReaction func(channelID, outcome string)
+	log        *zap.Logger
 }
 
 // Deliver stores the message and wakes its channel.

@@ -121,6 +121,9 @@ type Deps struct {
 	OnTick         func(state.Tick)
 	OnFatal        func(error)
 	OnWake, OnSkip func(channelID, reason string)
+	// OnReaction, when set, counts every reaction an adapter delivers, by
+	// outcome (ReactionReceived, ReactionIgnored).
+	OnReaction func(channelID, outcome string)
 	// Leases, when set, limits the scheduler to the channels held; a
 	// replica (Config.Replica) sets its own.
 	Leases scheduler.Leases
@@ -152,6 +155,8 @@ type Bot struct {
 	// replica is this process's share of the bot on PostgreSQL; nil otherwise.
 	replica *postgres.Replica
 	extra   []func(ctx context.Context) error
+	// onReaction is Deps.OnReaction.
+	onReaction func(channelID, outcome string)
 
 	// cancel ends the context of everything Start started; group owns
 	// the goroutines.
@@ -166,7 +171,7 @@ type Bot struct {
 // closed the store.
 func New(cfg Config, deps Deps) (_ *Bot, err error) {
 	b := &Bot{cfg: cfg, log: deps.Logger, now: deps.Now, store: deps.Store, prompts: deps.Prompts,
-		router: newRouter(deps.Adapters...)}
+		router: newRouter(deps.Adapters...), onReaction: deps.OnReaction}
 	defer func() {
 		if err != nil && b.store != nil {
 			_ = b.store.Close()
@@ -190,7 +195,7 @@ func New(cfg Config, deps Deps) (_ *Bot, err error) {
 	b.name = BotName(cfg.BotName, b.prompts)
 	allowed := b.allowed()
 	b.reg, err = actions.NewBuiltinRegistry(actions.NewHandlers(actions.HandlerDeps{
-		Store: b.store, Sender: b.router, BotName: b.name, Name: b.Name, Allowed: allowed,
+		Store: b.store, Sender: b.router, Reactor: b.router, BotName: b.name, Name: b.Name, Allowed: allowed,
 		SleepMax: cfg.SleepMax, MaxSendChars: cfg.MaxSendChars, MaxSendParts: cfg.MaxSendParts,
 		Now: b.now, Logger: b.log.Named("actions"),
 		// A read result is shown in the next request, beside new messages
@@ -341,7 +346,8 @@ func (b *Bot) Budget() *budget.Tracker { return b.budget }
 // Inbox is the bot as the named adapter delivers to it: channel ids are
 // qualified, admins' commands answered.
 func (b *Bot) Inbox(adapter string) adapters.Inbox {
-	return &inbox{adapter: adapter, r: b.router, sched: b.sched, cmds: b.cmds}
+	return &inbox{adapter: adapter, r: b.router, sched: b.sched, cmds: b.cmds,
+		store: b.store, onReaction: b.onReaction, log: b.log.Named(adapter)}
 }
 
 // Go adds a goroutine the bot runs from Start until it stops, such as an

@@ -9,6 +9,10 @@ import (
 	"github.com/airi-go/airi/state"
 )
 
+// maxReactionsShown bounds the reactions one state message shows; the
+// rest wait for the next request.
+const maxReactionsShown = 10
+
 // build gathers the tick's input, reads the watermark and builds the
 // request.
 func (t *tick) build(ctx context.Context) error {
@@ -26,6 +30,10 @@ func (t *tick) build(ctx context.Context) error {
 		return &stepError{stepBuild, err}
 	}
 	t.incoming, t.shown, t.tokens, t.watermark = in.Incoming, prompt.Shown, prompt.Tokens, watermark
+	t.reactions = t.reactions[:0]
+	for _, r := range in.Reactions {
+		t.reactions = append(t.reactions, r.ID)
+	}
 	t.rec.Request = prompt.Messages
 	t.rec.Sections = prompt.Sections
 	t.req = planner.Request{ChannelID: l.id, Messages: prompt.Messages}
@@ -132,6 +140,10 @@ func (t *tick) input(ctx context.Context) (planner.Input, error) {
 		chans = append(chans, state.Channel{ID: cid, Title: title})
 	}
 	incoming := append(append([]state.Message(nil), carry...), offered...)
+	reactions, err := st.NewReactions(ctx, id, maxReactionsShown)
+	if err != nil {
+		return planner.Input{}, fmt.Errorf("read reactions: %w", err)
+	}
 	var attn, notice string
 	if s.cfg.Attention != nil && ch.Group {
 		attn = string(s.attentionFor(ctx, id).Mode)
@@ -159,5 +171,6 @@ func (t *tick) input(ctx context.Context) (planner.Input, error) {
 		Channels:      chans,
 		Now:           now,
 		Shrink:        w.shrink,
+		Reactions:     reactions,
 	}, nil
 }

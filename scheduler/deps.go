@@ -41,6 +41,10 @@ type Store interface {
 	SetNoteTick(ctx context.Context, ids []int64, tick int64) error
 	// Edits keeps the edits and deletions the platforms report.
 	state.Edits
+	// NewReactions and MarkReactionsShown show each reaction to the bot's
+	// messages once.
+	NewReactions(ctx context.Context, channelID string, limit int) ([]state.Reaction, error)
+	MarkReactionsShown(ctx context.Context, ids []int64) error
 }
 
 // Prompter builds the request of one tick.

@@ -37,6 +37,11 @@ func (t *tick) handle(ctx context.Context) error {
 			return &stepError{stepMarkRead, err}
 		}
 	}
+	if len(t.reactions) > 0 {
+		if err := s.deps.Store.MarkReactionsShown(ctx, t.reactions); err != nil {
+			return &stepError{stepMarkRead, err}
+		}
+	}
 	seen := shown
 	for _, m := range w.pending {
 		if m.ChannelID == l.id {

@@ -200,8 +200,11 @@ func (s *Scheduler) recoverOutbox(ctx context.Context, channel func(id string) b
 		if err := s.deps.Store.SetOutboxState(ctx, e.ID, state.OutboxUnknown, "", "interrupted by a restart"); err != nil {
 			return fmt.Errorf("mark outbox entry %d unknown: %w", e.ID, err)
 		}
-		text := fmt.Sprintf("before a restart you tried to send to %q: %q; it may or may not have gone out and was not repeated", e.ChannelID, e.Content)
-		if _, err := s.deps.Store.AppendAction(ctx, state.ActionRecord{ChannelID: e.ChannelID, Name: actions.NameSendMessage, Result: text, Time: s.cfg.Now()}); err != nil {
+		name, text := actions.NameSendMessage, fmt.Sprintf("before a restart you tried to send to %q: %q; it may or may not have gone out and was not repeated", e.ChannelID, e.Content)
+		if e.Kind == state.OutboxReaction {
+			name, text = actions.NameReact, fmt.Sprintf("before a restart you tried to react %s to message %q in %q; it may or may not have been set and was not repeated", e.Content, e.ReplyTo, e.ChannelID)
+		}
+		if _, err := s.deps.Store.AppendAction(ctx, state.ActionRecord{ChannelID: e.ChannelID, Name: name, Result: text, Time: s.cfg.Now()}); err != nil {
 			return fmt.Errorf("record unknown send: %w", err)
 		}
 		s.log.Warn("send of unknown outcome after restart; not repeated", s.chat(e.ChannelID), zap.Int64("outbox", e.ID))

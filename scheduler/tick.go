@@ -85,8 +85,11 @@ type tick struct {
 	// Left by build: the messages the request offers as new and the ids
 	// of those it shows, its estimated tokens, the request, and the newest
 	// stored message id when it was built.
-	incoming  []state.Message
-	shown     []int64
+	incoming []state.Message
+	shown    []int64
+	// reactions are the ids of the reactions the request shows, marked
+	// shown once the model answered it.
+	reactions []int64
 	tokens    int
 	req       planner.Request
 	watermark int64

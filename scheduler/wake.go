@@ -114,6 +114,9 @@ func (l *loop) wake(ctx context.Context, trig Trigger) WakeReport {
 			rep.StoreDown = true
 			break
 		}
+		if rep.Iterations > 0 && !unanswered && l.botsHeld(ctx, trig) {
+			break
+		}
 		release, ok := s.pin(l.id)
 		if !ok {
 			// Another process drives the channel now.

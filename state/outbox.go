@@ -19,10 +19,12 @@ const (
 
 // OutboxEntry is one send, recorded before the platform call.
 type OutboxEntry struct {
-	ID         int64       `json:"id,omitempty"`
-	ChannelID  string      `json:"channelId"`
-	Content    string      `json:"content"`
-	ReplyTo    string      `json:"replyTo,omitempty"`
+	ID        int64  `json:"id,omitempty"`
+	ChannelID string `json:"channelId"`
+	Content   string `json:"content"`
+	ReplyTo   string `json:"replyTo,omitempty"`
+	// Kind is "" for a message and OutboxReaction for a reaction.
+	Kind       string      `json:"kind,omitempty"`
 	State      OutboxState `json:"state"`
 	PlatformID string      `json:"platformId,omitempty"`
 	Error      string      `json:"error,omitempty"`

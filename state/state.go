@@ -143,6 +143,8 @@ type Store interface {
 
 	// NoteStore keeps the memory notes.
 	NoteStore
+	// Reactions keeps the reactions to the bot's messages.
+	Reactions
 	// Recorder stores the hot path's compound writes.
 	Recorder
 	// Operations are the operator's commands and retention.

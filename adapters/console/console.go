@@ -170,3 +170,16 @@ func (a *Adapter) Send(_ context.Context, out state.Outgoing) (string, error) {
 	}
 	return id, nil
 }
+
+// React prints "Name reacted 👍 to <message id>" on one line: the
+// console shows a reaction the way it shows a message.
+func (a *Adapter) React(_ context.Context, r state.Reacting) error {
+	line := term.Printable(a.cfg.BotName) + " reacted " + strings.ReplaceAll(term.Printable(r.Emoji), "\n", " ") +
+		" to " + strings.ReplaceAll(term.Printable(r.MessageID), "\n", " ") + "\n"
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if _, err := io.WriteString(a.out, line); err != nil {
+		return fmt.Errorf("console: print reaction: %w", err)
+	}
+	return nil
+}

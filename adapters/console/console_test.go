@@ -135,3 +135,21 @@ func TestSendRemovesTerminalControls(t *testing.T) {
 		})
 	}
 }
+
+func TestReactFormat(t *testing.T) {
+	var out bytes.Buffer
+	a := New(Config{BotName: "Mira"}, strings.NewReader(""), &out, zaptest.NewLogger(t))
+	tests := []struct{ emoji, message, want string }{
+		{"👍", "console-1-1", "Mira reacted 👍 to console-1-1\n"},
+		{"\x1b[2J🔥\n", "console-1-2", "Mira reacted 🔥  to console-1-2\n"},
+	}
+	for _, tt := range tests {
+		out.Reset()
+		if err := a.React(context.Background(), state.Reacting{ChannelID: "console", MessageID: tt.message, Emoji: tt.emoji}); err != nil {
+			t.Fatal(err)
+		}
+		if out.String() != tt.want {
+			t.Errorf("printed %q, want %q", out.String(), tt.want)
+		}
+	}
+}

@@ -269,6 +269,8 @@ type wireEvent struct {
 	User      *wireUser    `json:"user"`
 	Member    *wireMember  `json:"member"`
 	Message   *wireMessage `json:"message"`
+	// Emoji is the emoji of a reaction event (reaction.go).
+	Emoji *wireEmoji `json:"emoji"`
 }
 
 // seq returns the event's sequence number, if it has one.

@@ -390,6 +390,10 @@ func (a *Adapter) onEvent(ctx context.Context, inbox adapters.Inbox, body []byte
 			return fmt.Errorf("%w %s of %s in %s: %w", errDeliver, ev.Type, msg.PlatformID, ch.ID, err)
 		}
 		log.Debug("message change delivered", zap.String("channel", ch.ID), zap.String("id", msg.PlatformID))
+	case "reaction-added", "reaction-removed":
+		if err := a.handleReaction(ctx, inbox, &ev); err != nil {
+			return err
+		}
 	case "login-added", "login-updated":
 		if ev.Login != nil {
 			p, id := ev.bot()

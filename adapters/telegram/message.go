@@ -42,6 +42,8 @@ func (a *Adapter) handle(ctx context.Context, inbox adapters.Inbox, u telego.Upd
 			return fmt.Errorf("telegram deliver update %d: %w", u.UpdateID, err)
 		}
 		return nil
+	case u.MessageReaction != nil:
+		return a.handleReaction(ctx, inbox, u)
 	case u.EditedMessage != nil:
 		ch, msg, ok := a.convert(u.EditedMessage)
 		if !ok {

@@ -312,7 +312,7 @@ func (a *Adapter) Poll(ctx context.Context, inbox adapters.Inbox, offset int) (i
 	updates, err := a.getUpdates(pctx, &telego.GetUpdatesParams{
 		Offset:         offset,
 		Timeout:        secs,
-		AllowedUpdates: []string{telego.MessageUpdates, telego.EditedMessageUpdates},
+		AllowedUpdates: allowedUpdates,
 	})
 	if err != nil {
 		return offset, fmt.Errorf("telegram getUpdates: %w", err)
@@ -430,6 +430,8 @@ func chatOf(u telego.Update) int64 {
 		return u.Message.Chat.ID
 	case u.EditedMessage != nil:
 		return u.EditedMessage.Chat.ID
+	case u.MessageReaction != nil:
+		return u.MessageReaction.Chat.ID
 	}
 	return 0
 }

@@ -84,7 +84,7 @@ func (a *Adapter) SetWebhook(ctx context.Context) error {
 	err := a.bot.SetWebhook(cctx, &telego.SetWebhookParams{
 		URL:            a.cfg.WebhookURL,
 		SecretToken:    a.cfg.WebhookSecret,
-		AllowedUpdates: []string{telego.MessageUpdates, telego.EditedMessageUpdates},
+		AllowedUpdates: allowedUpdates,
 	})
 	if err != nil {
 		return fmt.Errorf("telegram setWebhook: %w", err)

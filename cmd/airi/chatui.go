@@ -175,6 +175,16 @@ func (t *screenConsole) Send(ctx context.Context, out state.Outgoing) (string, e
 	return id, err
 }
 
+// React clears the line, prints the reaction, then the prompt.
+func (t *screenConsole) React(ctx context.Context, r state.Reacting) error {
+	t.screen.mu.Lock()
+	t.screen.clearLocked()
+	err := t.Adapter.React(ctx, r)
+	fmt.Fprint(t.screen.w, t.screen.prompt)
+	t.screen.mu.Unlock()
+	return err
+}
+
 // chatLogger is the logger of `airi chat` on a terminal: into file at
 // LOG_LEVEL when one is given, otherwise on the screen at warn and above,
 // so that info lines do not mix into the conversation. It returns the
@@ -206,6 +216,7 @@ func chatLogger(cfg config, file string, screen *chatScreen) (*zap.Logger, func(
 	}
 	return log, func() { _ = log.Sync() }, fmt.Sprintf("Logs: %s and above here; --log FILE writes every line at LOG_LEVEL=%s to FILE", level, cfg.LogLevel), nil
 }
+
 
 // gaveUp reports, once every model call has failed for at least d, the
 // line `airi chat` exits with.

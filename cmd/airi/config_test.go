@@ -176,7 +176,7 @@ func TestSettingsTable(t *testing.T) {
 			// target must lie there.
 			probe := map[string]string{
 				"AIRI_GROUP_MODE": "all", "AIRI_ALIASES": "x", "AIRI_AMBIENT_EVERY": "99", "AIRI_AMBIENT_MIN_GAP": "99s",
-				"AIRI_GROUP_COOLDOWN": "99s", "AIRI_SENDER_RATE": "9/9s", "AIRI_IGNORE_BOTS": "false", "AIRI_BOT_REPLIES": "99",
+				"AIRI_GROUP_COOLDOWN": "99s", "AIRI_SENDER_RATE": "9/9s", "AIRI_IGNORE_BOTS": "false", "AIRI_BOT_REPLIES": "99", "AIRI_BOT_PAIR_RATE": "7/7s",
 				"AIRI_CHANNEL_BUDGET_TOKENS_DAY": "99",
 			}[s.name]
 			if probe == "" {

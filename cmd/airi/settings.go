@@ -153,6 +153,14 @@ var settingsTable = []setting{
 		parse: boolean(func(c *config) *bool { return &c.Attention.Default.IgnoreBots })},
 	{name: "AIRI_BOT_REPLIES", def: strconv.Itoa(attention.Defaults().BotReplies), channel: true, doc: "with `AIRI_IGNORE_BOTS=false`: replies in a row to bots, then only a human's message wakes the bot again",
 		parse: whole(func(c *config) *int { return &c.Attention.Default.BotReplies }, 0)},
+	{name: "AIRI_BOT_PAIR_RATE", def: attention.Defaults().BotPairRate.String(), channel: true, doc: "with `AIRI_IGNORE_BOTS=false`: messages this bot and one other bot may exchange in a chat per period, then only a human wakes the bot there for a minute (`off` for no limit)",
+		parse: custom(func(c *config) *attention.Rate { return &c.Attention.Default.BotPairRate }, func(s string) (attention.Rate, error) {
+			r, err := attention.ParseRate(s)
+			if err != nil {
+				return r, want("want messages/period such as 20/1m, or off")
+			}
+			return r, nil
+		})},
 	{name: "AIRI_BUDGET_TOKENS_DAY", unset: "none", doc: "token budget of all channels together per day",
 		parse: custom(func(c *config) *int64 { return &c.BudgetDay }, parseTokens)},
 	{name: "AIRI_CHANNEL_BUDGET_TOKENS_DAY", unset: "none", channel: true, doc: "token budget of each channel per day",

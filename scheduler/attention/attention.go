@@ -115,6 +115,11 @@ type Settings struct {
 	// BotReplies bounds the bot's replies in a row to other bots (when
 	// IgnoreBots is off); then only a human's message wakes it again.
 	BotReplies int
+	// BotPairRate bounds the messages this bot and one other bot exchange
+	// in the channel (theirs and its replies to them, when IgnoreBots is
+	// off); past it only a human wakes the channel for PairQuiet. Zero N
+	// means no bound.
+	BotPairRate Rate
 }
 
 // Defaults returns the settings used when none are configured.
@@ -122,6 +127,7 @@ func Defaults() Settings {
 	return Settings{
 		Mode: ModeAmbient, AmbientEvery: 30, AmbientMinGap: 10 * time.Minute,
 		SenderRate: Rate{N: 20, Per: time.Minute}, IgnoreBots: true, BotReplies: 3,
+		BotPairRate: Rate{N: 20, Per: time.Minute},
 	}
 }
 
@@ -139,6 +145,9 @@ func (s Settings) Validate() error {
 	}
 	if s.SenderRate.N < 0 || (s.SenderRate.N > 0 && s.SenderRate.Per <= 0) {
 		errs = append(errs, fmt.Errorf("sender rate %v: want messages/period", s.SenderRate))
+	}
+	if s.BotPairRate.N < 0 || (s.BotPairRate.N > 0 && s.BotPairRate.Per <= 0) {
+		errs = append(errs, fmt.Errorf("bot pair rate %v: want messages/period", s.BotPairRate))
 	}
 	if s.BotReplies < 0 {
 		errs = append(errs, fmt.Errorf("bot replies %d: want 0 or more", s.BotReplies))
@@ -194,6 +203,7 @@ type Channel struct {
 	lastSpoke   time.Time
 	botStreak   int  // replies in a row to a bot
 	lastFromBot bool // the newest incoming message came from a bot
+	pair        pairState
 	senders     map[string]*window
 	// swept is when senders idle for a whole period were last forgotten
 	// (Unix nanoseconds).
@@ -217,8 +227,12 @@ func (c *Channel) Decide(s *Settings, m Message) Decision {
 	}
 	if m.FromBot {
 		c.lastFromBot = true
+		c.pair.last, c.pair.rate = m.SenderID, s.BotPairRate
 		if s.IgnoreBots || c.botStreak >= s.BotReplies {
 			return Decision{Reason: SkipBot}
+		}
+		if c.pair.quietAt(m.Time) || !c.pair.exchange(s.BotPairRate, m.SenderID, m.Time) {
+			return Decision{Reason: SkipBotPair}
 		}
 	} else {
 		c.lastFromBot = false
@@ -268,11 +282,13 @@ func (c *Channel) Called(now time.Time) {
 }
 
 // Spoke records a message the bot sent at now: the cooldown starts, and a
-// reply to a bot counts toward the bot-to-bot limit.
+// reply to a bot counts toward the bot-to-bot limits (the pair's under
+// the rate its message was decided with).
 func (c *Channel) Spoke(now time.Time) {
 	c.lastSpoke = now
 	if c.lastFromBot {
 		c.botStreak++
+		c.pair.exchange(c.pair.rate, c.pair.last, now)
 	}
 }
 

@@ -220,6 +220,9 @@ ORDER BY c.id COLLATE "C"`, userID)
 			return err
 		}
 		out.Notes = int(tag.RowsAffected())
+		if _, err := tx.Exec(ctx, `DELETE FROM reactions WHERE sender_id = $1`, userID); err != nil {
+			return err
+		}
 		tag, err = tx.Exec(ctx, `DELETE FROM messages WHERE sender_id = $1 AND NOT self`, userID)
 		if err != nil {
 			return err
@@ -233,6 +236,7 @@ ORDER BY c.id COLLATE "C"`, userID)
 			`DELETE FROM actions WHERE channel_id = ANY($1)`,
 			`DELETE FROM ticks WHERE channel_id = ANY($1)`,
 			`DELETE FROM outbox WHERE channel_id = ANY($1)`,
+			`DELETE FROM reactions WHERE channel_id = ANY($1)`,
 			`DELETE FROM notes WHERE scope = 'channel' AND subject = ANY($1)`,
 		} {
 			if _, err := tx.Exec(ctx, q, out.Channels); err != nil {

@@ -39,18 +39,18 @@ func (s *Store) AddOutbox(ctx context.Context, e state.OutboxEntry) (int64, erro
 	if e.Updated.IsZero() {
 		e.Updated = e.Created
 	}
-	args := []any{e.ChannelID, state.CleanText(e.Content), e.ReplyTo, string(e.State), e.PlatformID, e.Error, tsArg(e.Created), tsArg(e.Updated)}
-	q := `INSERT INTO outbox (channel_id, content, reply_to, state, platform_id, error, created, updated, replica)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, '') RETURNING id`
+	args := []any{e.ChannelID, state.CleanText(e.Content), e.ReplyTo, string(e.State), e.PlatformID, e.Error, tsArg(e.Created), tsArg(e.Updated), e.Kind}
+	q := `INSERT INTO outbox (channel_id, content, reply_to, state, platform_id, error, created, updated, kind, replica)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, '') RETURNING id`
 	if r := s.currentReplica(); r != nil {
 		gen, ok := r.fence(e.ChannelID)
 		if !ok {
 			return 0, fmt.Errorf("add outbox entry for %q: %w", e.ChannelID, ErrLeaseLost)
 		}
-		q = `INSERT INTO outbox (channel_id, content, reply_to, state, platform_id, error, created, updated, replica)
-SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9
+		q = `INSERT INTO outbox (channel_id, content, reply_to, state, platform_id, error, created, updated, kind, replica)
+SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10
 WHERE EXISTS (SELECT 1 FROM leases l JOIN replicas r ON r.id = l.holder
-	WHERE l.channel_id = $1 AND l.holder = $9 AND l.generation = $10 AND r.expires > now())
+	WHERE l.channel_id = $1 AND l.holder = $10 AND l.generation = $11 AND r.expires > now())
 RETURNING id`
 		args = append(args, r.id, gen)
 	}
@@ -103,7 +103,7 @@ func (s *Store) setOutboxState(ctx context.Context, db execer, id int64, st stat
 // entry of a live replica is a send in flight, not a crash's leftover.
 func (s *Store) PendingOutbox(ctx context.Context) ([]state.OutboxEntry, error) {
 	rows, err := s.pool.Query(ctx, `
-SELECT o.id, o.channel_id, o.content, o.reply_to, o.state, o.platform_id, o.error, o.created, o.updated
+SELECT o.id, o.channel_id, o.content, o.reply_to, o.state, o.platform_id, o.error, o.created, o.updated, o.kind
 FROM outbox o WHERE o.state = 'pending'
 	AND NOT EXISTS (SELECT 1 FROM replicas r WHERE r.id = o.replica AND o.replica <> '' AND r.expires > now())
 ORDER BY o.id`)
@@ -120,7 +120,7 @@ func scanOutbox(row pgx.Row) (state.OutboxEntry, error) {
 		st               string
 		created, updated *time.Time
 	)
-	err := row.Scan(&e.ID, &e.ChannelID, &e.Content, &e.ReplyTo, &st, &e.PlatformID, &e.Error, &created, &updated)
+	err := row.Scan(&e.ID, &e.ChannelID, &e.Content, &e.ReplyTo, &st, &e.PlatformID, &e.Error, &created, &updated, &e.Kind)
 	e.State = state.OutboxState(st)
 	e.Created = decTS(created)
 	e.Updated = decTS(updated)

@@ -265,6 +265,28 @@ CREATE TRIGGER messages_history_delete AFTER DELETE ON messages WHEN old.read = 
 	UPDATE history_counts SET n = n - 1 WHERE channel_id = old.channel_id;
 END;
 `,
+	// 15: what an outbox entry puts in the chat (a message or a
+	// reaction), and the reactions to the bot's own messages until the
+	// bot has been shown them.
+	`
+ALTER TABLE outbox ADD COLUMN kind TEXT NOT NULL DEFAULT '';
+CREATE TABLE reactions (
+	id          INTEGER PRIMARY KEY AUTOINCREMENT,
+	channel_id  TEXT NOT NULL,
+	message_id  TEXT NOT NULL,
+	sender_id   TEXT NOT NULL DEFAULT '',
+	sender_name TEXT NOT NULL DEFAULT '',
+	from_bot    INTEGER NOT NULL DEFAULT 0,
+	emoji       TEXT NOT NULL,
+	removed     INTEGER NOT NULL DEFAULT 0,
+	time        INTEGER NOT NULL,
+	shown       INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX reactions_new ON reactions (channel_id, id) WHERE shown = 0;
+-- An update received twice (a poll fetched again, a webhook retried)
+-- stores its reaction once.
+CREATE UNIQUE INDEX reactions_once ON reactions (channel_id, message_id, sender_id, emoji, removed, time);
+`,
 }
 
 // SchemaVersion is the schema version this build creates and understands.

@@ -229,6 +229,9 @@ ORDER BY c.id`, userID, userID)
 		}
 		n, _ := res.RowsAffected()
 		out.Notes = int(n)
+		if _, err := tx.ExecContext(ctx, `DELETE FROM reactions WHERE sender_id = ?`, userID); err != nil {
+			return err
+		}
 		res, err = tx.ExecContext(ctx, `DELETE FROM messages WHERE sender_id = ? AND self = 0`, userID)
 		if err != nil {
 			return err
@@ -241,6 +244,7 @@ ORDER BY c.id`, userID, userID)
 				`DELETE FROM actions WHERE channel_id = ?`,
 				`DELETE FROM ticks WHERE channel_id = ?`,
 				`DELETE FROM outbox WHERE channel_id = ?`,
+				`DELETE FROM reactions WHERE channel_id = ?`,
 				`DELETE FROM notes WHERE scope = 'channel' AND subject = ?`,
 			} {
 				if _, err := tx.ExecContext(ctx, q, ch); err != nil {

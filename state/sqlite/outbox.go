@@ -26,9 +26,9 @@ func (s *Store) AddOutbox(ctx context.Context, e state.OutboxEntry) (int64, erro
 		e.Updated = e.Created
 	}
 	id, err := s.insert(ctx, `
-INSERT INTO outbox (channel_id, content, reply_to, state, platform_id, error, created, updated)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-		e.ChannelID, state.CleanText(e.Content), e.ReplyTo, string(e.State), e.PlatformID, e.Error, encTime(e.Created), encTime(e.Updated))
+INSERT INTO outbox (channel_id, content, reply_to, state, platform_id, error, created, updated, kind)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		e.ChannelID, state.CleanText(e.Content), e.ReplyTo, string(e.State), e.PlatformID, e.Error, encTime(e.Created), encTime(e.Updated), e.Kind)
 	if err != nil {
 		return 0, fmt.Errorf("add outbox entry for %q: %w", e.ChannelID, err)
 	}
@@ -93,7 +93,7 @@ func (s *Store) RecordSent(ctx context.Context, id int64, platformID, errText st
 // every channel.
 func (s *Store) PendingOutbox(ctx context.Context) ([]state.OutboxEntry, error) {
 	out, err := collect(scanOutbox)(s.query(ctx, `
-SELECT id, channel_id, content, reply_to, state, platform_id, error, created, updated
+SELECT id, channel_id, content, reply_to, state, platform_id, error, created, updated, kind
 FROM outbox WHERE state = 'pending' ORDER BY id`))
 	if err != nil {
 		return nil, fmt.Errorf("pending outbox: %w", err)
@@ -107,7 +107,7 @@ func scanOutbox(rows scanner) (state.OutboxEntry, error) {
 		st               string
 		created, updated int64
 	)
-	err := rows.Scan(&e.ID, &e.ChannelID, &e.Content, &e.ReplyTo, &st, &e.PlatformID, &e.Error, &created, &updated)
+	err := rows.Scan(&e.ID, &e.ChannelID, &e.Content, &e.ReplyTo, &st, &e.PlatformID, &e.Error, &created, &updated, &e.Kind)
 	e.State = state.OutboxState(st)
 	e.Created = decTime(created)
 	e.Updated = decTime(updated)

@@ -31,6 +31,9 @@ func testOutbox(t *testing.T, s state.Store) {
 	for i := range 4 {
 		e := state.OutboxEntry{ChannelID: fmt.Sprint("c", i%2), Content: fmt.Sprint("reply ", i), ReplyTo: "p1",
 			Created: at(i), Updated: at(i)}
+		if i == 3 {
+			e.Kind, e.Content = state.OutboxReaction, "👍"
+		}
 		if i > 0 {
 			e.State = state.OutboxPending
 		}

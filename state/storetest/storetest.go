@@ -48,6 +48,7 @@ func Run(t *testing.T, open func(t *testing.T) state.Store) {
 		{"ClearActions", testClearActions},
 		{"TrimActions", testTrimActions},
 		{"Outbox", testOutbox},
+		{"Reactions", testReactions},
 		{"Ticks", testTicks},
 		{"Events", testEvents},
 		{"Timeline", testTimeline},

@@ -144,6 +144,7 @@ type Server struct {
 	nextID     int
 	noPong     bool
 	faults     []fault
+	reacted    []Reacted
 }
 
 type event struct {
@@ -176,10 +177,12 @@ func NewServer(opts Options) *Server {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET "+path+"/v1/events", s.serveEvents)
 	mux.HandleFunc("POST "+path+"/v1/message.create", s.serveCreate)
+	mux.HandleFunc("POST "+path+"/v1/reaction.create", s.serveReaction)
 	mux.HandleFunc("POST "+path+"/v1/{method}", func(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "method not found", http.StatusNotFound)
 	})
 	s.control(mux)
+	s.reactionControl(mux)
 	s.hs = httptest.NewServer(mux)
 	return s
 }

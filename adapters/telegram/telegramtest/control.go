@@ -44,6 +44,9 @@ type ControlFault struct {
 //	GET  /_control/sent     [Sent]; ?min=N&wait=10s waits for N of them
 //	GET  /_control/actions  [ChatAction]
 //	GET  /_control/updates  {"pending": [update ids], "calls": {method: n}}
+//	POST /_control/react    ControlReaction → {"queued"}
+//	POST /_control/admin    {"chat_id", "admin"}
+//	GET  /_control/reactions [SetReaction]
 func (s *Server) serveControl(w http.ResponseWriter, r *http.Request) {
 	switch r.Method + " " + r.URL.Path {
 	case "POST /_control/message":
@@ -127,6 +130,8 @@ func (s *Server) serveControl(w http.ResponseWriter, r *http.Request) {
 		s.mu.Unlock()
 		writeJSON(w, http.StatusOK, map[string]any{"pending": s.Pending(), "calls": calls})
 	default:
-		http.Error(w, "unknown control call", http.StatusNotFound)
+		if !s.serveReactionControl(w, r) {
+			http.Error(w, "unknown control call", http.StatusNotFound)
+		}
 	}
 }

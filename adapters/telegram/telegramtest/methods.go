@@ -66,6 +66,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		status, result, desc = s.sendMessage(p)
 	case "sendChatAction":
 		status, result, desc = s.sendChatAction(p)
+	case "setMessageReaction":
+		status, result, desc = s.setMessageReaction(p)
+	case "getChat":
+		status, result, desc = s.getChat(p)
 	case "setWebhook":
 		status, result, desc = s.setWebhook(p)
 	case "deleteWebhook":
@@ -129,6 +133,7 @@ func (s *Server) getUpdates(ctx context.Context, p params, gen int) (int, any, s
 	}
 	timeout := time.Duration(p.int("timeout")) * time.Second
 	s.mu.Lock()
+	s.setAllowedUpdates(p)
 	if s.hook.URL != "" {
 		s.mu.Unlock()
 		return http.StatusConflict, nil, "Conflict: can't use getUpdates method while webhook is active; use deleteWebhook to delete the webhook first"

@@ -8,7 +8,11 @@
 // wrong token; setWebhook with a secret_token, deleteWebhook and
 // getWebhookInfo, after which every update is posted to the webhook (with
 // the X-Telegram-Bot-Api-Secret-Token header) until it answers 2xx, and
-// getUpdates is refused with 409. Faults (429 with retry_after, refused entities, a
+// getUpdates is refused with 409; setMessageReaction that takes one emoji
+// among those the chat allows (REACTION_INVALID otherwise), getChat with
+// available_reactions, and message_reaction updates queued by React only
+// when allowed_updates asked for them and, in groups, the bot is an
+// administrator. Faults (429 with retry_after, refused entities, a
 // connection dropped after the message was sent) are injected per method.
 //
 // Tests inject user messages with Post and read what the bot sent with
@@ -61,6 +65,13 @@ type Server struct {
 	actions   []ChatAction
 	faults    map[string][]Fault
 	calls     map[string]int
+
+	// Reactions (reaction.go).
+	reactions      []SetReaction
+	available      map[int64][]string
+	admins         map[int64]bool
+	userReactions  map[string][]ReactionType
+	allowedUpdates map[string]bool
 
 	hook          webhook
 	inflight      map[int]bool      // updates being posted to the webhook

@@ -81,6 +81,8 @@ type Update struct {
 	UpdateID      int      `json:"update_id"`
 	Message       *Message `json:"message,omitempty"`
 	EditedMessage *Message `json:"edited_message,omitempty"`
+	// MessageReaction is a change of a user's reactions (reaction.go).
+	MessageReaction *MessageReaction `json:"message_reaction,omitempty"`
 
 	// raw, when set, is sent instead of the fields above (see PostRaw).
 	raw map[string]any

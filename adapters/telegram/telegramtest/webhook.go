@@ -75,6 +75,7 @@ func (s *Server) setWebhook(p params) (int, any, string) {
 	if p.str("drop_pending_updates") == "true" {
 		s.updates = nil
 	}
+	s.setAllowedUpdates(p)
 	s.hook = webhook{URL: raw, Secret: secret, MaxConns: min(conns, 100)}
 	s.startDeliveryLocked()
 	s.notify()

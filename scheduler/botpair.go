@@ -1,0 +1,44 @@
+package scheduler
+
+import (
+	"context"
+
+	"go.uber.org/zap"
+
+	"github.com/airi-go/airi/state"
+)
+
+// botsHeld reports whether the wake's next model call is refused because
+// the newest message of the group is another bot's and the bot-to-bot
+// bounds are used up (the reply cap, or the pair's budget), recording the
+// reason as a skipped wake. It is asked before every call after the first
+// once the wake has answered what it delivered: the call would be made
+// for the other bot's messages alone.
+func (l *loop) botsHeld(ctx context.Context, trig Trigger) bool {
+	s := l.s
+	if s.cfg.Attention == nil {
+		return false
+	}
+	l.mu.Lock()
+	group := l.att.group
+	l.mu.Unlock()
+	if !group {
+		return false
+	}
+	now := s.cfg.Now()
+	set, _ := s.settings(ctx, l.id, now)
+	l.mu.Lock()
+	reason := l.att.ch.HoldsBots(&set, now)
+	l.mu.Unlock()
+	if reason == "" {
+		return false
+	}
+	s.skipped(l.id, reason)
+	s.log.Info("wake stopped before a call for another bot's messages", zap.String("channel", l.id), zap.String("reason", reason))
+	if _, err := s.deps.Store.AddSkippedWake(ctx, state.SkippedWake{
+		ChannelID: l.id, Trigger: string(trig), Reason: reason, Time: now,
+	}); err != nil {
+		s.log.Warn("record a call refused for another bot", zap.String("channel", l.id), zap.Error(err))
+	}
+	return true
+}

@@ -1,0 +1,73 @@
+package storetest
+
+import (
+	"context"
+	"testing"
+
+	"github.com/airi-go/airi/state"
+)
+
+func testReactions(t *testing.T, s state.Store) {
+	ctx := context.Background()
+	own := msg("c1", "812", 1)
+	own.Self, own.SenderName = true, "airi"
+	ingest(t, s, own)
+	ingest(t, s, msg("c1", "813", 2)) // someone else's
+	ingest(t, s, msg("c2", "812", 3)) // the same id in another chat
+
+	if _, err := s.AddReaction(ctx, state.Reaction{ChannelID: "c1", MessageID: "812", Time: at(4)}); err == nil {
+		t.Error("AddReaction without an emoji: no error")
+	}
+	cases := []struct {
+		r    state.Reaction
+		want bool
+	}{
+		{state.Reaction{ChannelID: "c1", MessageID: "812", SenderID: "u1", SenderName: "Ada", Emoji: "👍", Time: at(5)}, true},
+		{state.Reaction{ChannelID: "c1", MessageID: "813", SenderID: "u1", SenderName: "Ada", Emoji: "👍", Time: at(6)}, false},
+		{state.Reaction{ChannelID: "c2", MessageID: "812", SenderID: "u1", SenderName: "Ada", Emoji: "👍", Time: at(7)}, false},
+		{state.Reaction{ChannelID: "c1", MessageID: "999", SenderID: "u1", SenderName: "Ada", Emoji: "👍", Time: at(8)}, false},
+		{state.Reaction{ChannelID: "c1", MessageID: "812", SenderID: "b1", SenderName: "Bob", FromBot: true, Emoji: "🔥", Removed: true, Time: at(9)}, true},
+		// The first again, as an update received twice.
+		{state.Reaction{ChannelID: "c1", MessageID: "812", SenderID: "u1", SenderName: "Ada", Emoji: "👍", Time: at(5)}, false},
+	}
+	for _, c := range cases {
+		got, err := s.AddReaction(ctx, c.r)
+		if err != nil {
+			t.Fatalf("AddReaction(%s/%s): %v", c.r.ChannelID, c.r.MessageID, err)
+		}
+		if got != c.want {
+			t.Errorf("AddReaction(%s/%s) stored = %v, want %v", c.r.ChannelID, c.r.MessageID, got, c.want)
+		}
+	}
+	got, err := s.NewReactions(ctx, "c1", 0)
+	if err != nil {
+		t.Fatalf("NewReactions: %v", err)
+	}
+	if len(got) != 2 {
+		t.Fatalf("NewReactions = %d reactions, want 2: %+v", len(got), got)
+	}
+	first, second := got[0], got[1]
+	if first.ID >= second.ID {
+		t.Errorf("reaction ids %d, %d not increasing", first.ID, second.ID)
+	}
+	first.ID, second.ID = 0, 0
+	first.Time, second.Time = first.Time.UTC().Round(0), second.Time.UTC().Round(0)
+	equal(t, "first reaction", first, cases[0].r)
+	equal(t, "second reaction", second, cases[4].r)
+	if one, err := s.NewReactions(ctx, "c1", 1); err != nil || len(one) != 1 || one[0].ID != got[0].ID {
+		t.Errorf("NewReactions(limit 1) = %+v, %v; want the oldest", one, err)
+	}
+	if other, err := s.NewReactions(ctx, "c2", 0); err != nil || len(other) != 0 {
+		t.Errorf("NewReactions(c2) = %+v, %v; want none", other, err)
+	}
+	if err := s.MarkReactionsShown(ctx, []int64{got[0].ID, 1 << 40}); err != nil {
+		t.Fatalf("MarkReactionsShown: %v", err)
+	}
+	left, err := s.NewReactions(ctx, "c1", 0)
+	if err != nil || len(left) != 1 || left[0].ID != got[1].ID {
+		t.Errorf("NewReactions after marking the first shown = %+v, %v; want the second only", left, err)
+	}
+	if err := s.MarkReactionsShown(ctx, nil); err != nil {
+		t.Errorf("MarkReactionsShown(nil): %v", err)
+	}
+}
