@@ -3,6 +3,8 @@ package scheduler
 import (
 	"context"
 
+	"github.com/airi-go/airi/actions"
+
 	"go.uber.org/zap"
 
 	"github.com/airi-go/airi/state"
@@ -41,4 +43,33 @@ func (l *loop) botsHeld(ctx context.Context, trig Trigger) bool {
 		s.log.Warn("record a call refused for another bot", zap.String("channel", l.id), zap.Error(err))
 	}
 	return true
+}
+
+// holdForBots refuses a send to the channel itself, decided while the
+// exchange with another bot reached its bounds: the other bot posted
+// again while this call ran, and its message closed the pair's budget,
+// so the answer would be one exchange past it. A human's message, newer
+// than the bot's, lets the send out.
+func (t *tick) holdForBots(ctx context.Context, a actions.Action) (actions.Result, bool) {
+	if a.Name != actions.NameSendMessage || t.l.s.cfg.Attention == nil {
+		return actions.Result{}, false
+	}
+	if p, ok := sendParams(a); ok && p.ChannelID != t.l.id {
+		return actions.Result{}, false
+	}
+	if !t.l.botsHeld(ctx, TriggerMessage) {
+		return actions.Result{}, false
+	}
+	return actions.Result{Text: "not sent: this chat's exchange with another bot reached its bounds while you decided; only a person's message wakes you here for a while"}, true
+}
+
+// sendParams returns a send's parameters.
+func sendParams(a actions.Action) (actions.SendMessage, bool) {
+	switch p := a.Params.(type) {
+	case actions.SendMessage:
+		return p, true
+	case *actions.SendMessage:
+		return *p, p != nil
+	}
+	return actions.SendMessage{}, false
 }

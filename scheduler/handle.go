@@ -88,6 +88,8 @@ func (t *tick) handle(ctx context.Context) error {
 		actRec.Name, actRec.Reasoning = parsed.Action.Name, parsed.Reasoning
 		if res, held := t.holdDeleted(parsed.Action, shown); held {
 			out.res = res
+		} else if res, held := t.holdForBots(ctx, parsed.Action); held {
+			out.res = res
 		} else {
 			out.res = s.deps.Dispatcher.Dispatch(ctx, actions.Call{
 				Channel: l.id, Action: parsed.Action, Watermark: t.watermark, MayAbort: !w.aborted,
