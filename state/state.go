@@ -149,6 +149,8 @@ type Store interface {
 	Operations
 	// TokenUsage keeps the daily token counts of the budgets.
 	TokenUsage
+	// Reminders keeps the chats' reminders.
+	Reminders
 
 	// Close releases the store.
 	Close() error
