@@ -5,6 +5,7 @@ package actions
 type Handlers struct {
 	SendMessage, ReadUnread, Sleep, Continue, Break, ListChannels Handler
 	Remember, Forget                                              Handler
+	Schedule, ListSchedules, CancelSchedule                       Handler
 }
 
 // BuiltinSpecs returns the built-in actions bound to h, in catalog order.
@@ -26,6 +27,12 @@ func BuiltinSpecs(h Handlers) []Spec {
 			Description: "Keep a lasting fact or preference past the history, never secrets or credentials."},
 		{Name: NameForget, Params: Forget{}, Handler: h.Forget,
 			Description: "Delete a note that is no longer true."},
+		{Name: NameSchedule, Params: Schedule{}, Handler: h.Schedule,
+			Description: "Set a reminder: the content is sent to this chat at the time given, once or repeatedly."},
+		{Name: NameListSchedules, Params: ListSchedules{}, Handler: h.ListSchedules,
+			Description: "List this chat's pending reminders."},
+		{Name: NameCancelSchedule, Params: CancelSchedule{}, Handler: h.CancelSchedule,
+			Description: "Cancel a pending reminder of this chat."},
 	}
 }
 
