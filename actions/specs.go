@@ -28,11 +28,11 @@ func BuiltinSpecs(h Handlers) []Spec {
 		{Name: NameForget, Params: Forget{}, Handler: h.Forget,
 			Description: "Delete a note that is no longer true."},
 		{Name: NameSchedule, Params: Schedule{}, Handler: h.Schedule,
-			Description: "Set a reminder: the content is sent to this chat at the time given, once or repeatedly."},
+			Description: `Remind this chat at "at" (RFC 3339 or local "YYYY-MM-DD HH:MM") or "after" ("2h"); every: daily, weekly or 1h+.`},
 		{Name: NameListSchedules, Params: ListSchedules{}, Handler: h.ListSchedules,
-			Description: "List this chat's pending reminders."},
+			Description: "This chat's reminders."},
 		{Name: NameCancelSchedule, Params: CancelSchedule{}, Handler: h.CancelSchedule,
-			Description: "Cancel a pending reminder of this chat."},
+			Description: "Cancel one."},
 	}
 }
 
