@@ -17,6 +17,7 @@ import (
 	"go.uber.org/zap/zaptest"
 
 	"github.com/airi-go/airi/admin/inspector"
+	"github.com/airi-go/airi/schedule"
 	"github.com/airi-go/airi/scheduler/attention"
 	"github.com/airi-go/airi/scheduler/budget"
 	"github.com/airi-go/airi/state"
@@ -126,6 +127,10 @@ func TestAdminServer(t *testing.T) {
 	m := NewMetrics(func() float64 { return 3 })
 	st, tick := seedAdminStore(t)
 	m.Observe(tick)
+	rc := &schedule.Counts{}
+	rc.Delivered.Add(2)
+	rc.Late.Add(1)
+	m.RegisterReminders(rc)
 	s := &Server{token: "tok", store: st, metrics: m, log: zaptest.NewLogger(t)}
 	var failing atomic.Bool
 	s.checks = func(context.Context) []Check {
@@ -141,7 +146,8 @@ func TestAdminServer(t *testing.T) {
 		t.Errorf("healthz: %d %s", resp.StatusCode, body)
 	}
 	resp, body := adminReq{path: "/metrics", header: bearer}.do(t, base)
-	for _, want := range []string{`airi_ticks_total{trigger="direct"} 1`, `airi_actions_total{action="continue"} 1`, "airi_unread_messages 3", `airi_tokens_total{kind="prompt"} 100`} {
+	for _, want := range []string{`airi_ticks_total{trigger="direct"} 1`, `airi_actions_total{action="continue"} 1`, "airi_unread_messages 3", `airi_tokens_total{kind="prompt"} 100`,
+		`airi_reminders_total{event="delivered"} 2`, `airi_reminders_total{event="late"} 1`, `airi_reminders_total{event="cancelled"} 0`} {
 		if resp.StatusCode != 200 || !strings.Contains(body, want) {
 			t.Errorf("metrics lack %q: %d\n%s", want, resp.StatusCode, body)
 		}
