@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"go.uber.org/zap"
+
 	"github.com/airi-go/airi/actions"
 	"github.com/airi-go/airi/schedule"
 	"github.com/airi-go/airi/scheduler"
@@ -23,7 +25,7 @@ func (b *Bot) bindReminders(h *actions.Handlers, allowed func(string) bool) {
 	b.due = &schedule.Due{
 		Store: b.store, Sender: b.router, Composer: reminderComposer{b}, Zones: zones, Now: b.now,
 		Interval: b.cfg.ScheduleInterval, Grace: b.cfg.ScheduleGrace, Pin: b.pinReminder, Allowed: allowed,
-		BotName: b.name, Counts: b.remCounts, Logger: b.log.Named("schedule"),
+		BotName: b.name, Counts: b.remCounts, Logger: b.log.Named("schedule"), Dropped: b.reminderDropped,
 	}
 	b.due.Init()
 	acts := &schedule.Actions{Store: b.store, Zones: zones, Now: b.now, Max: b.cfg.ScheduleMax,
@@ -52,6 +54,19 @@ func (b *Bot) Reminders() *schedule.Due { return b.due }
 // ReminderCounts are the reminders scheduled, delivered, late, dropped,
 // cancelled and failed since start, for /metrics.
 func (b *Bot) ReminderCounts() *schedule.Counts { return b.remCounts }
+
+// reminderDropped stores a note of a dropped reminder as a message of its
+// chat from "reminder", so that the chat's next state shows it among the
+// new messages and the bot can say so; it wakes the chat as any unread
+// message would, no sooner.
+func (b *Bot) reminderDropped(ctx context.Context, r state.Reminder, reason string) {
+	msg := state.Message{ChannelID: r.ChannelID, PlatformID: fmt.Sprintf("airi-reminder-dropped-%d-%d", r.ID, r.Count),
+		SenderID: "airi:reminder", SenderName: reminderSender, Content: fmt.Sprintf("[%s: the bot was not running; it was not sent] %s", reason, r.Content),
+		Time: b.now()}
+	if _, _, err := b.store.Ingest(ctx, msg); err != nil {
+		b.log.Warn("store the note of a dropped reminder", zap.Int64("reminder", r.ID), zap.Error(err))
+	}
+}
 
 // reminderComposer wakes the chat of a composed reminder: the reminder
 // is stored as a message of the chat, new in the state of the wake it

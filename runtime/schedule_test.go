@@ -168,3 +168,34 @@ func TestComposedReminderWakesTheChat(t *testing.T) {
 		t.Errorf("trigger = %q, want scheduled", tk.Trigger)
 	}
 }
+
+// A reminder that fell due more than the grace before the bot started is
+// not sent; a note of it waits among the chat's new messages.
+func TestDroppedReminderIsNoted(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "airi.db")
+	clk := &vclock{t: time.Date(2026, 5, 1, 10, 0, 0, 0, time.UTC)}
+	out := &fakeSender{name: "console"}
+	b := reminderBot(t, path, clk, &scriptModel{}, out)
+	defer b.Close(context.Background())
+	ctx := context.Background()
+	if err := b.Store().UpsertChannel(ctx, state.Channel{ID: "c", Platform: "console"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Store().AddReminder(ctx, state.Reminder{ChannelID: "c", Content: "call the vet", Due: clk.Now(), Zone: "UTC"}, state.ReminderLimits{}); err != nil {
+		t.Fatal(err)
+	}
+	clk.Add(30 * time.Hour)
+	if _, err := b.Reminders().Step(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if len(out.sent) != 0 {
+		t.Fatalf("sent %+v, want nothing past the grace", out.sent)
+	}
+	unread, err := b.Store().Unread(ctx, "c", 0)
+	if err != nil || len(unread) != 1 || !strings.Contains(unread[0].Content, "reminder 1 dropped") || !strings.Contains(unread[0].Content, "call the vet") {
+		t.Fatalf("unread = %+v, %v; want the note of the dropped reminder", unread, err)
+	}
+	if n := b.ReminderCounts().Dropped.Load(); n != 1 {
+		t.Errorf("dropped count = %d", n)
+	}
+}

@@ -80,6 +80,9 @@ type Due struct {
 	Pin func(channelID string) (release func(), ok bool)
 	// Allowed, when set, says whether the bot may act in a channel.
 	Allowed func(channelID string) bool
+	// Dropped, when set, tells the chat of a reminder dropped past the
+	// grace (the runtime stores a note its next state shows).
+	Dropped func(ctx context.Context, r state.Reminder, reason string)
 	// BotName is the name the bot's own stored messages carry.
 	BotName string
 	Counts  *Counts
@@ -234,6 +237,9 @@ func (d *Due) deliver(ctx context.Context, r state.Reminder, now time.Time) (boo
 		if _, err := d.Store.AddSkippedWake(context.WithoutCancel(ctx), state.SkippedWake{
 			ChannelID: r.ChannelID, Trigger: TriggerScheduled, Reason: reason, Time: now}); err != nil {
 			log.Warn("record the dropped reminder", zap.Error(err))
+		}
+		if d.Dropped != nil {
+			d.Dropped(context.WithoutCancel(ctx), r, reason)
 		}
 		return true, nil
 	}
