@@ -184,6 +184,7 @@ func (s *Store) ForgetChannel(ctx context.Context, channelID string) (state.Chan
 			{`DELETE FROM ticks WHERE channel_id = ?`, &f.Ticks},
 			{`DELETE FROM actions WHERE channel_id = ?`, &f.Actions},
 			{`DELETE FROM outbox WHERE channel_id = ?`, nil},
+			{`DELETE FROM reminders WHERE channel_id = ?`, nil},
 			{`DELETE FROM history_counts WHERE channel_id = ?`, nil},
 		} {
 			res, err := tx.ExecContext(ctx, q.sql, channelID)
