@@ -95,3 +95,30 @@ func (c reminderComposer) Compose(ctx context.Context, r state.Reminder, note st
 	b.sched.Signal(r.ChannelID, scheduler.TriggerScheduled)
 	return nil
 }
+
+// nextReminder is the earliest pending reminder the bot delivers.
+func (b *Bot) nextReminder() (state.Reminder, bool) {
+	rs, err := b.store.ListReminders(context.Background(), state.ReminderFilter{Pending: true})
+	if err != nil {
+		b.log.Warn("list pending reminders", zap.Error(err))
+		return state.Reminder{}, false
+	}
+	for _, r := range rs { // by due time
+		if b.due.Allowed == nil || b.due.Allowed(r.ChannelID) {
+			return r, true
+		}
+	}
+	return state.Reminder{}, false
+}
+
+// runDueReminders delivers the reminders due now, then runs the channel's
+// scheduled wake (a composed reminder's) as the scheduler's RunDue does.
+// ok is false when neither had anything to do.
+func (b *Bot) runDueReminders(ctx context.Context, channelID string) (scheduler.WakeReport, bool) {
+	n, err := b.due.Step(ctx)
+	if err != nil {
+		b.log.Warn("deliver due reminders", zap.Error(err))
+	}
+	rep, ok := b.sched.RunDue(ctx, channelID)
+	return rep, ok || n > 0
+}

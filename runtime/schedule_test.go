@@ -199,3 +199,36 @@ func TestDroppedReminderIsNoted(t *testing.T) {
 		t.Errorf("dropped count = %d", n)
 	}
 }
+
+// An engine stepping the bot on a virtual clock (eval) sees a reminder as
+// the next thing due, and running it delivers the reminder.
+func TestSessionBotRunsReminders(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "airi.db")
+	clk := &vclock{t: time.Date(2026, 5, 1, 10, 0, 0, 0, time.UTC)}
+	out := &fakeSender{name: "console"}
+	b := reminderBot(t, path, clk, &scriptModel{}, out)
+	r := &sessionBot{b: b}
+	defer b.Close(context.Background())
+	ctx := context.Background()
+	if _, _, _, ok := r.NextDue(); ok {
+		t.Fatal("something is due on an empty bot")
+	}
+	due := clk.Now().Add(90 * time.Minute)
+	if _, err := b.Store().AddReminder(ctx, state.Reminder{ChannelID: "c", Content: "tea", Due: due, Zone: "UTC"}, state.ReminderLimits{}); err != nil {
+		t.Fatal(err)
+	}
+	id, at, trig, ok := r.NextDue()
+	if !ok || id != "c" || !at.Equal(due) || trig != string(scheduler.TriggerScheduled) {
+		t.Fatalf("NextDue = %q %v %q %v, want the reminder", id, at, trig, ok)
+	}
+	clk.Add(90 * time.Minute)
+	if _, ok := r.RunDue(ctx, "c"); !ok {
+		t.Fatal("RunDue did nothing")
+	}
+	if len(out.sent) != 1 || out.sent[0].Content != "tea" {
+		t.Fatalf("sent %+v", out.sent)
+	}
+	if _, _, _, ok := r.NextDue(); ok {
+		t.Fatal("the delivered reminder is still due")
+	}
+}
