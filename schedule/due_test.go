@@ -418,3 +418,28 @@ func TestFailedSendIsRecorded(t *testing.T) {
 		t.Fatalf("pending = %+v, want the entry marked unknown", pend)
 	}
 }
+
+// BenchmarkStepNothingDue is the due loop's cost each second with many
+// reminders pending and none due.
+func BenchmarkStepNothingDue(b *testing.B) {
+	start := time.Date(2026, 5, 1, 10, 0, 0, 0, time.UTC)
+	path := filepath.Join(b.TempDir(), "airi.db")
+	st, err := sqlite.Open(context.Background(), path, zaptest.NewLogger(b))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	for i := range 1000 {
+		if _, err := st.AddReminder(context.Background(), state.Reminder{ChannelID: fmt.Sprint("c", i%50), Content: "x",
+			Due: start.Add(time.Duration(i+1) * time.Minute), Zone: "UTC"}, state.ReminderLimits{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	d := &schedule.Due{Store: st, Sender: &sender{}, Now: func() time.Time { return start }, Interval: -1}
+	b.ResetTimer()
+	for b.Loop() {
+		if n, err := d.Step(context.Background()); err != nil || n != 0 {
+			b.Fatal(n, err)
+		}
+	}
+}
