@@ -101,18 +101,21 @@ func candidates() []string {
 
 // baselines are parameter objects every validator accepts.
 var baselines = map[string]string{
-	NameSendMessage:  `{"channelId":"1","content":"hi"}`,
-	NameReadUnread:   `{"channelId":"1"}`,
-	NameSleep:        `{}`,
-	NameContinue:     `{}`,
-	NameBreak:        `{}`,
-	NameListChannels: `{}`,
-	NameRemember:     `{"scope":"user","content":"likes tea"}`,
-	NameForget:       `{"id":"7"}`,
-	NameReact:        `{"channelId":"1","messageId":"812","emoji":"👍"}`,
-	"every":          `{"name":"abc","count":1,"id":"x","Plain":"p"}`,
-	"twins":          `{"name":"a"}`,
-	"bare":           `{"text":"t","loud":false}`,
+	NameSendMessage:    `{"channelId":"1","content":"hi"}`,
+	NameReadUnread:     `{"channelId":"1"}`,
+	NameSleep:          `{}`,
+	NameContinue:       `{}`,
+	NameBreak:          `{}`,
+	NameListChannels:   `{}`,
+	NameRemember:       `{"scope":"user","content":"likes tea"}`,
+	NameForget:         `{"id":"7"}`,
+	NameSchedule:       `{"channelId":"c","content":"call the vet","after":"2h","every":"daily","compose":true}`,
+	NameListSchedules:  `{"channelId":"c"}`,
+	NameCancelSchedule: `{"id":"3"}`,
+	NameReact:          `{"channelId":"1","messageId":"812","emoji":"👍"}`,
+	"every":            `{"name":"abc","count":1,"id":"x","Plain":"p"}`,
+	"twins":            `{"name":"a"}`,
+	"bare":             `{"text":"t","loud":false}`,
 }
 
 // oracle validates with the JSON schema library against the generated

@@ -14,8 +14,8 @@ func TestCatalogSchemas(t *testing.T) {
 		t.Fatal(err)
 	}
 	cat := r.Catalog()
-	if len(cat) != 9 {
-		t.Fatalf("catalog has %d entries, want 9", len(cat))
+	if len(cat) != 12 {
+		t.Fatalf("catalog has %d entries, want 12", len(cat))
 	}
 	for _, e := range cat {
 		if strings.Contains(string(e.Schema), "$ref") {
@@ -66,7 +66,9 @@ func TestDecodeAndMarshal(t *testing.T) {
 		{name: "remember unknown scope", action: "remember", params: `{"scope":"planet","content":"x"}`, errPart: "scope"},
 		{name: "remember empty", action: "remember", params: `{"scope":"global","content":""}`, errPart: "content"},
 		{name: "forget", action: "forget", params: `{"id":"7"}`, want: `{"action":"forget","id":"7"}`},
-		{name: "unknown", action: "dance", params: `{}`, errPart: "known actions are break, continue"},
+		{name: "unknown", action: "dance", params: `{}`, errPart: "known actions are break, cancel_schedule, continue"},
+		{name: "schedule", action: "schedule", params: `{"channelId":"c","content":"tea","at":"2026-03-01 09:00"}`, want: `{"action":"schedule","channelId":"c","content":"tea","at":"2026-03-01 09:00"}`},
+		{name: "schedule empty content", action: "schedule", params: `{"channelId":"c","content":"","after":"1h"}`, errPart: "content"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

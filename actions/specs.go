@@ -6,6 +6,7 @@ type Handlers struct {
 	SendMessage, ReadUnread, Sleep, Continue, Break, ListChannels Handler
 	Remember, Forget                                              Handler
 	React                                                         Handler
+	Schedule, ListSchedules, CancelSchedule                       Handler
 }
 
 // BuiltinSpecs returns the built-in actions bound to h, in catalog order.
@@ -29,6 +30,12 @@ func BuiltinSpecs(h Handlers) []Spec {
 			Description: "Keep a lasting fact or preference past the history, never secrets or credentials."},
 		{Name: NameForget, Params: Forget{}, Handler: h.Forget,
 			Description: "Delete a note that is no longer true."},
+		{Name: NameSchedule, Params: Schedule{}, Handler: h.Schedule,
+			Description: `Remind this chat at "at" (RFC 3339 or local "YYYY-MM-DD HH:MM") or "after" ("2h"); every: daily, weekly or 1h+.`},
+		{Name: NameListSchedules, Params: ListSchedules{}, Handler: h.ListSchedules,
+			Description: "This chat's reminders."},
+		{Name: NameCancelSchedule, Params: CancelSchedule{}, Handler: h.CancelSchedule,
+			Description: "Cancel one."},
 	}
 }
 

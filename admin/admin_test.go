@@ -17,6 +17,7 @@ import (
 	"go.uber.org/zap/zaptest"
 
 	"github.com/airi-go/airi/admin/inspector"
+	"github.com/airi-go/airi/schedule"
 	"github.com/airi-go/airi/scheduler/attention"
 	"github.com/airi-go/airi/scheduler/budget"
 	"github.com/airi-go/airi/state"
@@ -133,6 +134,10 @@ func TestAdminServer(t *testing.T) {
 	m.Reaction("received")
 	m.Reaction("received")
 	m.Reaction("ignored")
+	rc := &schedule.Counts{}
+	rc.Delivered.Add(2)
+	rc.Late.Add(1)
+	m.RegisterReminders(rc)
 	s := &Server{token: "tok", store: st, metrics: m, log: zaptest.NewLogger(t)}
 	var failing atomic.Bool
 	s.checks = func(context.Context) []Check {
@@ -149,7 +154,8 @@ func TestAdminServer(t *testing.T) {
 	}
 	resp, body := adminReq{path: "/metrics", header: bearer}.do(t, base)
 	for _, want := range []string{`airi_ticks_total{trigger="direct"} 1`, `airi_actions_total{action="continue"} 1`, "airi_unread_messages 3", `airi_tokens_total{kind="prompt"} 100`,
-		`airi_reactions_total{outcome="received"} 2`, `airi_reactions_total{outcome="ignored"} 1`} {
+		`airi_reactions_total{outcome="received"} 2`, `airi_reactions_total{outcome="ignored"} 1`,
+		`airi_reminders_total{event="delivered"} 2`, `airi_reminders_total{event="late"} 1`, `airi_reminders_total{event="cancelled"} 0`} {
 		if resp.StatusCode != 200 || !strings.Contains(body, want) {
 			t.Errorf("metrics lack %q: %d\n%s", want, resp.StatusCode, body)
 		}

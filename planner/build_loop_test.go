@@ -178,7 +178,8 @@ func loopConversation(t *testing.T, promptsDir string, minAvgShare float64) {
 	if share < minAvgShare {
 		t.Errorf("average prefix reuse %.3f through the loop, want at least %.2f", share, minAvgShare)
 	}
-	if tokens > 0.7*float64(planner.ReferenceTokens) {
-		t.Errorf("%.0f tokens per call, want at most 70%% of %d", tokens, planner.ReferenceTokens)
+	// 73%: the three reminder actions take about 80 tokens of the catalog.
+	if tokens > 0.73*float64(planner.ReferenceTokens) {
+		t.Errorf("%.0f tokens per call, want at most 73%% of %d", tokens, planner.ReferenceTokens)
 	}
 }

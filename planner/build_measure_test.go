@@ -327,8 +327,9 @@ func TestConversationCostAndPrefix(t *testing.T) {
 			if avgShare < tc.minShare {
 				t.Errorf("average prefix reuse %.3f, want at least %.2f", avgShare, tc.minShare)
 			}
-			if avgTokens > 0.70*referenceTokensPerCall {
-				t.Errorf("%.0f tokens per call, want at most 70%% of %d", avgTokens, referenceTokensPerCall)
+			// 73%: the three reminder actions take about 80 tokens of the catalog.
+			if avgTokens > 0.73*referenceTokensPerCall {
+				t.Errorf("%.0f tokens per call, want at most 73%% of %d", avgTokens, referenceTokensPerCall)
 			}
 		})
 	}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/airi-go/airi/actions"
 	"github.com/airi-go/airi/planner"
+	"github.com/airi-go/airi/schedule"
 	"github.com/airi-go/airi/scheduler"
 	"github.com/airi-go/airi/scheduler/attention"
 	"github.com/airi-go/airi/scheduler/budget"
@@ -39,5 +40,8 @@ func Defaults() Config {
 		AnswerTokens:        scheduler.DefaultAnswerTokens,
 		TickRetention:       DefaultTickRetention,
 		LeaseTTL:            postgres.DefaultLeaseTTL,
+		TZ:                  time.UTC,
+		ScheduleMax:         schedule.DefaultMax,
+		ScheduleMaxPerUser:  schedule.DefaultMaxPerPerson,
 	}
 }

@@ -30,6 +30,7 @@ import (
 	"github.com/airi-go/airi/planner"
 	"github.com/airi-go/airi/planner/parse"
 	"github.com/airi-go/airi/prompts"
+	"github.com/airi-go/airi/schedule"
 	"github.com/airi-go/airi/scheduler"
 	"github.com/airi-go/airi/scheduler/attention"
 	"github.com/airi-go/airi/scheduler/budget"
@@ -99,6 +100,18 @@ type Config struct {
 
 	// Turn is the turn semantics; empty is the scheduler's.
 	Turn scheduler.Turn
+
+	// TZ is the time zone reminders are read in (nil is UTC), ChannelTZ
+	// a channel's own.
+	TZ        *time.Location
+	ChannelTZ map[string]*time.Location
+	// ScheduleMax and ScheduleMaxPerUser cap pending reminders per chat
+	// and per person; zero takes the defaults of package schedule.
+	ScheduleMax, ScheduleMaxPerUser int
+	// ScheduleInterval is how often the due loop looks (zero is the
+	// default, negative only when woken); ScheduleGrace how late a missed
+	// reminder is still delivered.
+	ScheduleInterval, ScheduleGrace time.Duration
 }
 
 // Deps are the parts the bot is built from, each complete when handed in.
@@ -154,7 +167,12 @@ type Bot struct {
 	cmds *chatCommands
 	// replica is this process's share of the bot on PostgreSQL; nil otherwise.
 	replica *postgres.Replica
-	extra   []func(ctx context.Context) error
+	// leases are the channels this process serves, when limited.
+	leases scheduler.Leases
+	extra  []func(ctx context.Context) error
+	// due delivers the reminders; remCounts counts them.
+	due       *schedule.Due
+	remCounts *schedule.Counts
 	// onReaction is Deps.OnReaction.
 	onReaction func(channelID, outcome string)
 
@@ -194,14 +212,16 @@ func New(cfg Config, deps Deps) (_ *Bot, err error) {
 	}
 	b.name = BotName(cfg.BotName, b.prompts)
 	allowed := b.allowed()
-	b.reg, err = actions.NewBuiltinRegistry(actions.NewHandlers(actions.HandlerDeps{
+	handlers := actions.NewHandlers(actions.HandlerDeps{
 		Store: b.store, Sender: b.router, Reactor: b.router, BotName: b.name, Name: b.Name, Allowed: allowed,
 		SleepMax: cfg.SleepMax, MaxSendChars: cfg.MaxSendChars, MaxSendParts: cfg.MaxSendParts,
 		Now: b.now, Logger: b.log.Named("actions"),
 		// A read result is shown in the next request, beside new messages
 		// that may take another quarter of its budget.
 		ReadTokens: cfg.PromptMaxTokens / 4,
-	}))
+	})
+	b.bindReminders(&handlers, allowed)
+	b.reg, err = actions.NewBuiltinRegistry(handlers)
 	if err != nil {
 		return nil, fmt.Errorf("register actions: %w", err)
 	}
@@ -226,6 +246,7 @@ func New(cfg Config, deps Deps) (_ *Bot, err error) {
 			leases = b.replica
 		}
 	}
+	b.leases = leases
 	b.sched, err = scheduler.New(scheduler.Config{
 		Debounce:        cfg.Debounce,
 		NoDebounce:      cfg.Debounce == 0,
@@ -386,6 +407,7 @@ func (b *Bot) Start(ctx context.Context) error {
 		spawn(f)
 	}
 	spawn(b.prompts.Watch)
+	spawn(b.due.Run)
 	spawn(func(ctx context.Context) error {
 		return retain(ctx, b.store, b.cfg.TickRetention, b.cfg.MessageRetention, b.log.Named("retention"))
 	})

@@ -132,10 +132,18 @@ func (r *sessionBot) Wake(ctx context.Context, channelID string, trigger schedul
 	return r.b.sched.Wake(ctx, channelID, trigger)
 }
 
-func (r *sessionBot) NextDue() (string, time.Time, string, bool) { return r.b.sched.NextDue() }
+// NextDue is the scheduler's next wake, or a reminder falling due before
+// it: an engine stepping a virtual clock delivers reminders on it too.
+func (r *sessionBot) NextDue() (string, time.Time, string, bool) {
+	id, at, trig, ok := r.b.sched.NextDue()
+	if rem, rok := r.b.nextReminder(); rok && (!ok || rem.Due.Before(at)) {
+		return rem.ChannelID, rem.Due, string(scheduler.TriggerScheduled), true
+	}
+	return id, at, trig, ok
+}
 
 func (r *sessionBot) RunDue(ctx context.Context, id string) (scheduler.WakeReport, bool) {
-	return r.b.sched.RunDue(ctx, id)
+	return r.b.runDueReminders(ctx, id)
 }
 
 func (r *sessionBot) PeriodicTick(ctx context.Context) error { return r.b.sched.PeriodicTick(ctx) }

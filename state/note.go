@@ -269,8 +269,9 @@ type NoteStore interface {
 	// SetNoteTick records the tick that wrote the notes.
 	SetNoteTick(ctx context.Context, ids []int64, tick int64) error
 	// ForgetUser deletes everything kept about a person: the user notes
-	// about them, the messages they sent in every channel and, for each
-	// direct chat in which no one else wrote, that chat's whole record.
+	// about them, the messages they sent in every channel, the reminders
+	// they asked for and, for each direct chat in which no one else
+	// wrote, that chat's whole record.
 	ForgetUser(ctx context.Context, userID string) (Forgotten, error)
 }
 

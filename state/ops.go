@@ -121,8 +121,8 @@ type Operations interface {
 	// ResetChannel clears a channel's action history and marks its unread
 	// messages read; messages stay. It returns how many were unread.
 	ResetChannel(ctx context.Context, channelID string) (int64, error)
-	// ForgetChannel deletes a channel's messages, ticks, action history
-	// and outbox entries; the channel itself stays known.
+	// ForgetChannel deletes a channel's messages, ticks, action history,
+	// outbox entries and reminders; the channel itself stays known.
 	ForgetChannel(ctx context.Context, channelID string) (ChannelForgotten, error)
 	// PruneTicks deletes tick records older than before and counts them
 	// in the statistics.

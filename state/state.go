@@ -153,6 +153,8 @@ type Store interface {
 	TokenUsage
 	// Edits keeps edits and deletions of stored messages.
 	Edits
+	// Reminders keeps the chats' reminders.
+	Reminders
 
 	// Close releases the store.
 	Close() error

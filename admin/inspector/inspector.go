@@ -33,6 +33,7 @@ type Store interface {
 	Timeline(ctx context.Context, q state.TimelineQuery) ([]state.TimelineItem, error)
 	Ticks(ctx context.Context, f state.TickFilter) ([]state.Tick, error)
 	TickNeighbours(ctx context.Context, channelID string, id int64) (prev, next int64, err error)
+	ListReminders(ctx context.Context, f state.ReminderFilter) ([]state.Reminder, error)
 }
 
 // Badge is one fact about a channel shown on the channels page beside its

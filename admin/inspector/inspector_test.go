@@ -417,3 +417,29 @@ func TestTimelineSaysWhyNothingWoke(t *testing.T) {
 		t.Errorf("the addressed message's row says it woke nothing:\n%s", wokeRow)
 	}
 }
+
+func TestTimelineShowsPendingReminders(t *testing.T) {
+	f := newFixture(t, Options{})
+	ctx := context.Background()
+	due := time.Date(2030, 1, 2, 9, 0, 0, 0, time.UTC)
+	if _, err := f.store.AddReminder(ctx, state.Reminder{ChannelID: "-100", Content: "standup " + markup, Due: due, Every: "daily", Zone: "UTC"}, state.ReminderLimits{}); err != nil {
+		t.Fatal(err)
+	}
+	other, err := f.store.AddReminder(ctx, state.Reminder{ChannelID: "c/2", Content: "not here", Due: due, Zone: "UTC"}, state.ReminderLimits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, body := f.get(t, "/channels/-100")
+	if !strings.Contains(body, "Pending reminders") || !strings.Contains(body, "2030-01-02 09:00 UTC") || !strings.Contains(body, "every daily") {
+		t.Fatalf("timeline lacks the pending reminder:\n%s", body)
+	}
+	if strings.Contains(body, markup) || strings.Contains(body, "not here") {
+		t.Fatal("the reminder's text is not escaped, or another chat's reminder is shown")
+	}
+	if err := f.store.CancelReminder(ctx, other.ID, ""); err != nil {
+		t.Fatal(err)
+	}
+	if _, body := f.get(t, "/channels/c%2F2"); strings.Contains(body, "Pending reminders") {
+		t.Fatal("a cancelled reminder is shown as pending")
+	}
+}

@@ -80,13 +80,15 @@ func itemViews(items []state.TimelineItem, channels map[string]state.Channel) []
 
 // timelineView is a page of a timeline: one channel's, or search results.
 type timelineView struct {
-	Channel  state.Channel
-	Unread   int
-	Items    []itemView
-	Query    string
-	Outcome  string
-	Notice   string
-	Filtered bool
+	Channel state.Channel
+	Unread  int
+	// Reminders are the channel's pending reminders, the earliest first.
+	Reminders []state.Reminder
+	Items     []itemView
+	Query     string
+	Outcome   string
+	Notice    string
+	Filtered  bool
 	// Older is the link to the next page back ("" on the last page);
 	// Newest the link back to the first page ("" on it).
 	Older, Newest string
@@ -165,7 +167,12 @@ func (in *Inspector) timeline(w http.ResponseWriter, r *http.Request) {
 		in.fail(w, r, http.StatusInternalServerError, "count unread", err)
 		return
 	}
-	v := timelineView{Channel: ch, Unread: unread[id], Items: itemViews(items, nil), Query: text, Outcome: outcome,
+	reminders, err := in.opts.Store.ListReminders(ctx, state.ReminderFilter{ChannelID: id, Pending: true})
+	if err != nil {
+		in.fail(w, r, http.StatusInternalServerError, "read reminders", err)
+		return
+	}
+	v := timelineView{Channel: ch, Unread: unread[id], Reminders: reminders, Items: itemViews(items, nil), Query: text, Outcome: outcome,
 		Filtered: outcome != "" || text != "", LiveInterval: in.opts.LiveInterval}
 	in.pageLinks(&v, r, items, before)
 	if before.IsZero() {

@@ -217,7 +217,6 @@ func chatLogger(cfg config, file string, screen *chatScreen) (*zap.Logger, func(
 	return log, func() { _ = log.Sync() }, fmt.Sprintf("Logs: %s and above here; --log FILE writes every line at LOG_LEVEL=%s to FILE", level, cfg.LogLevel), nil
 }
 
-
 // gaveUp reports, once every model call has failed for at least d, the
 // line `airi chat` exits with.
 func gaveUp(rt *runtime.Bot, d time.Duration, now time.Time) (string, bool) {

@@ -66,6 +66,12 @@ type config struct {
 	BudgetDay, ChannelBudgetDay int64
 	ChannelBudgets              map[string]int64
 	BudgetTZ                    *time.Location
+	// TZ is the reminders' time zone, ChannelTZ a channel's own (airi_tz
+	// under channels: in the file); ScheduleMax and ScheduleMaxPerUser cap
+	// pending reminders per chat and per person.
+	TZ                              *time.Location
+	ChannelTZ                       map[string]*time.Location
+	ScheduleMax, ScheduleMaxPerUser int
 
 	SatoriWSURL, SatoriAPIBaseURL, SatoriToken string
 	TelegramToken, TelegramAPIBaseURL          string
@@ -169,7 +175,7 @@ func loadConfig(file string, getenv func(string) string) (config, error) {
 func (c *config) applyChannels(channels []channelValues) error {
 	var errs []error
 	for _, ch := range channels {
-		scratch := config{Attention: attention.Policy{Default: c.Attention.Default}, ChannelBudgetDay: c.ChannelBudgetDay}
+		scratch := config{Attention: attention.Policy{Default: c.Attention.Default}, ChannelBudgetDay: c.ChannelBudgetDay, TZ: c.TZ}
 		for _, kv := range ch.settings {
 			if err := kv.setting.apply(&scratch, kv.value); err != nil {
 				errs = append(errs, fmt.Errorf("channels: %q: %w", ch.id, err))
@@ -184,6 +190,12 @@ func (c *config) applyChannels(channels []channelValues) error {
 				c.ChannelBudgets = map[string]int64{}
 			}
 			c.ChannelBudgets[ch.id] = scratch.ChannelBudgetDay
+		}
+		if scratch.TZ != c.TZ {
+			if c.ChannelTZ == nil {
+				c.ChannelTZ = map[string]*time.Location{}
+			}
+			c.ChannelTZ[ch.id] = scratch.TZ
 		}
 	}
 	return errors.Join(errs...)

@@ -177,7 +177,7 @@ func TestSettingsTable(t *testing.T) {
 			probe := map[string]string{
 				"AIRI_GROUP_MODE": "all", "AIRI_ALIASES": "x", "AIRI_AMBIENT_EVERY": "99", "AIRI_AMBIENT_MIN_GAP": "99s",
 				"AIRI_GROUP_COOLDOWN": "99s", "AIRI_SENDER_RATE": "9/9s", "AIRI_IGNORE_BOTS": "false", "AIRI_BOT_REPLIES": "99", "AIRI_BOT_PAIR_RATE": "7/7s",
-				"AIRI_CHANNEL_BUDGET_TOKENS_DAY": "99",
+				"AIRI_CHANNEL_BUDGET_TOKENS_DAY": "99", "AIRI_TZ": "Asia/Tokyo",
 			}[s.name]
 			if probe == "" {
 				t.Fatal("no probe value for this per-channel setting")
@@ -186,12 +186,12 @@ func TestSettingsTable(t *testing.T) {
 			if err := s.apply(&c, settings.FromText(probe)); err != nil {
 				t.Fatal(err)
 			}
-			if reflect.DeepEqual(c.Attention.Default, def.Attention.Default) && c.ChannelBudgetDay == def.ChannelBudgetDay {
-				t.Error("a per-channel setting must change the attention settings or the channel budget")
+			if reflect.DeepEqual(c.Attention.Default, def.Attention.Default) && c.ChannelBudgetDay == def.ChannelBudgetDay && c.TZ == def.TZ {
+				t.Error("a per-channel setting must change the attention settings, the channel budget or the time zone")
 			}
-			c.Attention.Default, c.ChannelBudgetDay = def.Attention.Default, def.ChannelBudgetDay
+			c.Attention.Default, c.ChannelBudgetDay, c.TZ = def.Attention.Default, def.ChannelBudgetDay, def.TZ
 			if !reflect.DeepEqual(c, def) {
-				t.Error("a per-channel setting changed more than the attention settings and the channel budget")
+				t.Error("a per-channel setting changed more than the attention settings, the channel budget and the time zone")
 			}
 		})
 	}
@@ -204,5 +204,30 @@ func TestRuntimeDefaultsAreTheTable(t *testing.T) {
 	got, want := defaultConfig().runtime(), runtime.Defaults()
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("the table's defaults give\n%+v\nruntime.Defaults is\n%+v", got, want)
+	}
+}
+
+func TestConfigChannelTimeZones(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "airi.yaml")
+	body := "airi_tz: Europe/Berlin\nairi_schedule_max: 5\nchannels:\n  \"-100\":\n    airi_tz: Asia/Tokyo\n  \"-200\":\n    airi_group_mode: all\n"
+	if err := os.WriteFile(file, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c, err := loadConfig(file, envOf(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc := c.runtime()
+	if rc.TZ == nil || rc.TZ.String() != "Europe/Berlin" || rc.ScheduleMax != 5 {
+		t.Fatalf("TZ %v, max %d", rc.TZ, rc.ScheduleMax)
+	}
+	if loc := rc.ChannelTZ["-100"]; loc == nil || loc.String() != "Asia/Tokyo" {
+		t.Errorf("channel -100 zone = %v, want Asia/Tokyo", loc)
+	}
+	if _, ok := rc.ChannelTZ["-200"]; ok {
+		t.Error("a channel without airi_tz got a zone of its own")
+	}
+	if _, err := loadConfig(file, envOf(map[string]string{"AIRI_TZ": "Mars/Olympus"})); err == nil || !strings.Contains(err.Error(), "AIRI_TZ") {
+		t.Errorf("bad zone error = %v, want it to name AIRI_TZ", err)
 	}
 }

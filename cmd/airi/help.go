@@ -45,6 +45,8 @@ var commands = []command{
 	{"memory import", "FILE", "add the notes of an export"},
 	{"forget", "", "delete what the bot keeps about a person (--user) or a channel's messages and ticks (--channel)"},
 	{"ticks export", "", "export recorded ticks as JSONL"},
+	{"schedule list", "", "list the pending reminders (--channel ID for one chat)"},
+	{"schedule cancel", "ID", "cancel a pending reminder"},
 	{"migrate", "", "apply pending database migrations"},
 	{"bench", "", "measure the runtime under load against built-in fakes"},
 	{"version", "", "print the version, the VCS revision and the build time"},

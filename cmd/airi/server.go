@@ -84,6 +84,7 @@ func openServer(ctx context.Context, cfg config, log *zap.Logger, model planner.
 			_ = s.Close(context.WithoutCancel(ctx))
 		}
 	}()
+	metrics.RegisterReminders(bot.ReminderCounts())
 	// The budgets are the bot's; nothing reads the metrics before Start.
 	if t := bot.Budget(); t != nil {
 		metrics.RegisterBudget(t, channelIDs(store), time.Now)

@@ -13,6 +13,7 @@ import (
 	"github.com/airi-go/airi/planner"
 	"github.com/airi-go/airi/planner/openai"
 	"github.com/airi-go/airi/runtime"
+	"github.com/airi-go/airi/schedule"
 	"github.com/airi-go/airi/scheduler"
 	"github.com/airi-go/airi/scheduler/attention"
 	"github.com/airi-go/airi/state/postgres"
@@ -166,14 +167,14 @@ var settingsTable = []setting{
 	{name: "AIRI_CHANNEL_BUDGET_TOKENS_DAY", unset: "none", channel: true, doc: "token budget of each channel per day",
 		parse: custom(func(c *config) *int64 { return &c.ChannelBudgetDay }, parseTokens)},
 	{name: "AIRI_BUDGET_TZ", def: "UTC", doc: "time zone whose calendar days the budgets count, e.g. `Europe/Berlin`",
-		parse: custom(func(c *config) **time.Location { return &c.BudgetTZ }, func(s string) (*time.Location, error) {
-			loc, err := time.LoadLocation(strings.TrimSpace(s))
-			if err != nil {
-				return nil, want("want a time zone name such as UTC or Europe/Berlin")
-			}
-			return loc, nil
-		})},
+		parse: custom(func(c *config) **time.Location { return &c.BudgetTZ }, loadZone)},
 
+	{name: "AIRI_TZ", def: "UTC", channel: true, doc: "time zone reminders are read and shown in (`YYYY-MM-DD HH:MM`, `daily`), e.g. `Europe/Berlin`",
+		parse: custom(func(c *config) **time.Location { return &c.TZ }, loadZone)},
+	{name: "AIRI_SCHEDULE_MAX", def: strconv.Itoa(schedule.DefaultMax), doc: "pending reminders one chat may have",
+		parse: whole(func(c *config) *int { return &c.ScheduleMax }, 1)},
+	{name: "AIRI_SCHEDULE_MAX_PER_USER", def: strconv.Itoa(schedule.DefaultMaxPerPerson), doc: "pending reminders one person may have asked for, across chats",
+		parse: whole(func(c *config) *int { return &c.ScheduleMaxPerUser }, 1)},
 	{name: "SATORI_WS_URL", unset: "none", doc: "Satori adapter (runs when `SATORI_WS_URL` is set): the events WebSocket",
 		parse: absoluteURL(func(c *config) *string { return &c.SatoriWSURL }, "ws://127.0.0.1:5140/satori/v1/events")},
 	{name: "SATORI_API_BASE_URL", unset: "none", doc: "Satori adapter: the API base URL",

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"strings"
 	"time"
 
 	"github.com/airi-go/airi/internal/settings"
@@ -56,3 +57,12 @@ func parseTokens(s string) (int64, error) { return settings.ParseTokens(s) }
 
 // want says what a setting wants (a *settings.WantError).
 func want(format string, args ...any) error { return settings.Want(format, args...) }
+
+// loadZone reads a time zone name.
+func loadZone(s string) (*time.Location, error) {
+	loc, err := time.LoadLocation(strings.TrimSpace(s))
+	if err != nil {
+		return nil, want("want a time zone name such as UTC or Europe/Berlin")
+	}
+	return loc, nil
+}

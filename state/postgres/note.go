@@ -228,6 +228,10 @@ ORDER BY c.id COLLATE "C"`, userID)
 			return err
 		}
 		out.Messages = int(tag.RowsAffected())
+		// A reminder the person asked for holds their words.
+		if _, err := tx.Exec(ctx, `DELETE FROM reminders WHERE created_by = $1`, userID); err != nil {
+			return err
+		}
 		if len(out.Channels) == 0 {
 			return nil
 		}
@@ -237,6 +241,7 @@ ORDER BY c.id COLLATE "C"`, userID)
 			`DELETE FROM ticks WHERE channel_id = ANY($1)`,
 			`DELETE FROM outbox WHERE channel_id = ANY($1)`,
 			`DELETE FROM reactions WHERE channel_id = ANY($1)`,
+			`DELETE FROM reminders WHERE channel_id = ANY($1)`,
 			`DELETE FROM notes WHERE scope = 'channel' AND subject = ANY($1)`,
 		} {
 			if _, err := tx.Exec(ctx, q, out.Channels); err != nil {

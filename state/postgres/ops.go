@@ -178,6 +178,7 @@ func (s *Store) ForgetChannel(ctx context.Context, channelID string) (state.Chan
 			{`DELETE FROM actions WHERE channel_id = $1`, &f.Actions},
 			{`DELETE FROM outbox WHERE channel_id = $1`, nil},
 			{`DELETE FROM reactions WHERE channel_id = $1`, nil},
+			{`DELETE FROM reminders WHERE channel_id = $1`, nil},
 		} {
 			tag, err := tx.Exec(ctx, q.sql, channelID)
 			if err != nil {

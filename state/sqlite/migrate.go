@@ -287,6 +287,27 @@ CREATE INDEX reactions_new ON reactions (channel_id, id) WHERE shown = 0;
 -- stores its reaction once.
 CREATE UNIQUE INDEX reactions_once ON reactions (channel_id, message_id, sender_id, emoji, removed, time);
 `,
+	// 16: reminders; pending ones are found by due time.
+	`
+CREATE TABLE reminders (
+	id         INTEGER PRIMARY KEY AUTOINCREMENT,
+	channel_id TEXT NOT NULL,
+	created_by TEXT NOT NULL DEFAULT '',
+	content    TEXT NOT NULL,
+	first      INTEGER NOT NULL,
+	due        INTEGER NOT NULL,
+	every      TEXT NOT NULL DEFAULT '',
+	zone       TEXT NOT NULL,
+	compose    INTEGER NOT NULL DEFAULT 0,
+	state      TEXT NOT NULL,
+	count      INTEGER NOT NULL DEFAULT 0,
+	outbox     INTEGER NOT NULL DEFAULT 0,
+	created    INTEGER NOT NULL,
+	updated    INTEGER NOT NULL
+);
+CREATE INDEX reminders_due ON reminders (due, id) WHERE state = 'pending';
+CREATE INDEX reminders_channel ON reminders (channel_id, state);
+`,
 }
 
 // SchemaVersion is the schema version this build creates and understands.

@@ -238,6 +238,10 @@ ORDER BY c.id`, userID, userID)
 		}
 		n, _ = res.RowsAffected()
 		out.Messages = int(n)
+		// A reminder the person asked for holds their words.
+		if _, err := tx.ExecContext(ctx, `DELETE FROM reminders WHERE created_by = ?`, userID); err != nil {
+			return err
+		}
 		for _, ch := range out.Channels {
 			for _, q := range []string{
 				`DELETE FROM messages WHERE channel_id = ?`,
@@ -245,6 +249,7 @@ ORDER BY c.id`, userID, userID)
 				`DELETE FROM ticks WHERE channel_id = ?`,
 				`DELETE FROM outbox WHERE channel_id = ?`,
 				`DELETE FROM reactions WHERE channel_id = ?`,
+				`DELETE FROM reminders WHERE channel_id = ?`,
 				`DELETE FROM notes WHERE scope = 'channel' AND subject = ?`,
 			} {
 				if _, err := tx.ExecContext(ctx, q, ch); err != nil {

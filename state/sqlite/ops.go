@@ -185,6 +185,7 @@ func (s *Store) ForgetChannel(ctx context.Context, channelID string) (state.Chan
 			{`DELETE FROM actions WHERE channel_id = ?`, &f.Actions},
 			{`DELETE FROM outbox WHERE channel_id = ?`, nil},
 			{`DELETE FROM reactions WHERE channel_id = ?`, nil},
+			{`DELETE FROM reminders WHERE channel_id = ?`, nil},
 			{`DELETE FROM history_counts WHERE channel_id = ?`, nil},
 		} {
 			res, err := tx.ExecContext(ctx, q.sql, channelID)

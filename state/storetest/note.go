@@ -209,11 +209,18 @@ func testForgetUser(t *testing.T, s state.Store) {
 	saveNote(t, s, state.Note{Scope: state.ScopeChannel, Subject: "dm-ada", Text: "a chat note", Created: at(8), Updated: at(8)}, state.NoteLimits{})
 	keep, _ := saveNote(t, s, userNote("bo", "Bo likes tea", false, 9), state.NoteLimits{})
 
+	addReminder(t, s, state.Reminder{ChannelID: "grp", CreatedBy: "ada", Content: "ada's", Due: at(60)})
+	addReminder(t, s, state.Reminder{ChannelID: "dm-ada", Content: "in her chat", Due: at(60)})
+	keptRem := addReminder(t, s, state.Reminder{ChannelID: "grp", CreatedBy: "bo", Content: "bo's", Due: at(60)})
+
 	got, err := s.ForgetUser(ctx, "ada")
 	if err != nil {
 		t.Fatal(err)
 	}
 	equal(t, "forgotten", got, state.Forgotten{Notes: 1, Messages: 2, Channels: []string{"dm-ada"}})
+	if rs, _ := s.ListReminders(ctx, state.ReminderFilter{}); len(rs) != 1 || rs[0].ID != keptRem.ID {
+		t.Errorf("reminders after forgetting ada: %+v, want only bo's", rs)
+	}
 
 	for ch, want := range map[string][]int64{"dm-ada": nil, "grp": {g2.ID}, "dm-bo": {b1.ID}} {
 		h, total, err := s.History(ctx, ch, 0)

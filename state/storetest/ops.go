@@ -76,9 +76,14 @@ func testResetAndForget(t *testing.T, s state.Store) {
 		t.Errorf("history after reset: %d of %d, want the 2 messages kept", len(h), total)
 	}
 
+	addReminder(t, s, state.Reminder{ChannelID: "c1", Content: "secret", Due: at(60)})
+	kept := addReminder(t, s, state.Reminder{ChannelID: "c2", Content: "other chat", Due: at(60)})
 	f, err := o.ForgetChannel(ctx, "c1")
 	if err != nil || f.Messages != 2 || f.Ticks != 1 {
 		t.Fatalf("forget channel: %+v %v", f, err)
+	}
+	if rs, _ := s.ListReminders(ctx, state.ReminderFilter{}); len(rs) != 1 || rs[0].ID != kept.ID {
+		t.Errorf("reminders after forgetting c1: %+v, want only c2's", rs)
 	}
 	if ticks, _ := s.Ticks(ctx, state.TickFilter{ChannelID: "c1"}); len(ticks) != 0 {
 		t.Errorf("ticks after forget: %d", len(ticks))

@@ -76,6 +76,9 @@ func Run(t *testing.T, open func(t *testing.T) state.Store) {
 		{"Retention", testRetention},
 		{"EditMessage", testEditMessage},
 		{"DeleteMessage", testDeleteMessage},
+		{"Reminders", testReminders},
+		{"ReminderLimits", testReminderLimits},
+		{"ReminderClaim", testReminderClaim},
 		{"Seeded", func(t *testing.T, s state.Store) { Seed(t, s).Check(t, s) }},
 	}
 	for _, tt := range tests {
