@@ -48,14 +48,23 @@ func (l *loop) botsHeld(ctx context.Context, trig Trigger) bool {
 // holdForBots refuses a send to the channel itself, decided while the
 // exchange with another bot reached its bounds: the other bot posted
 // again while this call ran, and its message closed the pair's budget,
-// so the answer would be one exchange past it. A human's message, newer
-// than the bot's, lets the send out.
+// so the answer would be one exchange past it. A wake that showed a
+// person's message sends its answers all the same (a first one may have
+// been aborted by the bot's message).
 func (t *tick) holdForBots(ctx context.Context, a actions.Action) (actions.Result, bool) {
 	if a.Name != actions.NameSendMessage || t.l.s.cfg.Attention == nil {
 		return actions.Result{}, false
 	}
 	if p, ok := sendParams(a); ok && p.ChannelID != t.l.id {
 		return actions.Result{}, false
+	}
+	for _, m := range t.incoming {
+		if !m.Self && !m.FromBot {
+			t.w.person = true
+		}
+	}
+	if t.w.person {
+		return actions.Result{}, false // the wake answers a person
 	}
 	if !t.l.botsHeld(ctx, TriggerMessage) {
 		return actions.Result{}, false

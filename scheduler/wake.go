@@ -38,7 +38,9 @@ type WakeReport struct {
 }
 
 type wakeState struct {
-	id          int64
+	id int64
+	// person is set once a call of the wake showed a person's message.
+	person      bool
 	trigger     Trigger
 	aborted     bool
 	interrupted bool
