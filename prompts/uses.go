@@ -32,6 +32,7 @@ const (
 	FieldActions
 	FieldEarlier
 	FieldUnread
+	FieldTools
 
 	// FieldAll is every part: what a template reads when its body does
 	// something the analysis does not follow (passes the whole data to a
@@ -85,6 +86,8 @@ func topField(name string) (Fields, bool) {
 		return FieldEarlier, true
 	case "Unread":
 		return FieldUnread, true
+	case "Tools":
+		return FieldTools, true
 	}
 	return 0, false
 }
@@ -220,7 +223,7 @@ func (d *Data) AppendKey(dst []byte, f Fields) []byte {
 		str(t.String())
 		str(t.Location().String())
 	}
-	for bit := Fields(1); bit <= FieldUnread; bit <<= 1 {
+	for bit := Fields(1); bit <= FieldTools; bit <<= 1 {
 		if f&bit == 0 {
 			continue
 		}
@@ -247,6 +250,8 @@ func (d *Data) AppendKey(dst []byte, f Fields) []byte {
 			str(d.Attention)
 		case FieldNotice:
 			str(d.Notice)
+		case FieldTools:
+			str(d.Tools)
 		case FieldMemory:
 			num(len(d.Memory))
 			for _, n := range d.Memory {

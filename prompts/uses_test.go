@@ -76,7 +76,7 @@ func TestUsesDecidesRendering(t *testing.T) {
 			// mixed has other's value for every field the template does
 			// not read, base's for those it reads.
 			mixed := other
-			for bit := Fields(1); bit <= FieldUnread; bit <<= 1 {
+			for bit := Fields(1); bit <= FieldTools; bit <<= 1 {
 				if uses&bit != 0 {
 					copyField(&mixed, &base, bit)
 				}
@@ -137,6 +137,8 @@ func copyField(dst, src *Data, bit Fields) {
 		dst.Earlier = src.Earlier
 	case FieldUnread:
 		dst.Unread = src.Unread
+	case FieldTools:
+		dst.Tools = src.Tools
 	}
 }
 
