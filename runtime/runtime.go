@@ -35,6 +35,7 @@ import (
 	"github.com/airi-go/airi/scheduler/budget"
 	"github.com/airi-go/airi/state"
 	"github.com/airi-go/airi/state/postgres"
+	"github.com/airi-go/airi/tools"
 )
 
 // Config is how the bot behaves: plain values, every one with the meaning
@@ -99,6 +100,10 @@ type Config struct {
 
 	// Turn is the turn semantics; empty is the scheduler's.
 	Turn scheduler.Turn
+
+	// Tools are the MCP servers and who may use their tools; a zero one
+	// runs none and leaves the prompt as without tools.
+	Tools tools.Config
 }
 
 // Deps are the parts the bot is built from, each complete when handed in.
@@ -151,7 +156,9 @@ type Bot struct {
 	cmds *chatCommands
 	// replica is this process's share of the bot on PostgreSQL; nil otherwise.
 	replica *postgres.Replica
-	extra   []func(ctx context.Context) error
+	// tools runs the MCP servers; nil without any.
+	tools *tools.Manager
+	extra []func(ctx context.Context) error
 
 	// cancel ends the context of everything Start started; group owns
 	// the goroutines.
@@ -212,6 +219,19 @@ func New(cfg Config, deps Deps) (_ *Bot, err error) {
 		bud = b.budget
 		count = tokens.New().Count
 	}
+	var (
+		prompter scheduler.Prompter   = b.builder
+		parser   scheduler.Parser     = parse.New(b.reg)
+		disp     scheduler.Dispatcher = b.reg
+	)
+	if cfg.Tools.Enabled() {
+		if err := cfg.Tools.Validate(); err != nil {
+			return nil, &ConfigError{Err: err}
+		}
+		b.tools = tools.New(cfg.Tools, b.log)
+		room := newToolRoom(b.tools, b.log, prompter, parser, disp)
+		prompter, parser, disp = room, room, room
+	}
 	leases := deps.Leases
 	if cfg.Replica {
 		if b.replica, err = newReplica(cfg, b.store, b.log); err != nil {
@@ -242,10 +262,10 @@ func New(cfg Config, deps Deps) (_ *Bot, err error) {
 		LogContent:      cfg.LogContent,
 	}, scheduler.Deps{
 		Store:      b.store,
-		Prompter:   b.builder,
+		Prompter:   prompter,
 		Model:      deps.Model,
-		Parser:     parse.New(b.reg),
-		Dispatcher: b.reg,
+		Parser:     parser,
+		Dispatcher: disp,
 		Typing:     b.router.typing(b.log),
 		OnTick:     deps.OnTick,
 		OnFatal:    deps.OnFatal,
@@ -357,6 +377,9 @@ func (b *Bot) Start(ctx context.Context) error {
 	if err := b.sched.Start(runCtx); err != nil {
 		return err
 	}
+	if b.tools != nil {
+		b.tools.Start(runCtx)
+	}
 	g, gctx := errgroup.WithContext(runCtx)
 	b.group = g
 	// An error once the context ended is the goroutine stopping, not a failure.
@@ -422,6 +445,11 @@ func (b *Bot) Close(ctx context.Context) error {
 		var errs []error
 		if err := b.sched.Close(ctx); err != nil {
 			errs = append(errs, err)
+		}
+		if b.tools != nil {
+			if err := b.tools.Close(ctx); err != nil {
+				errs = append(errs, err)
+			}
 		}
 		if b.group != nil {
 			stopped := make(chan struct{})
