@@ -14,6 +14,7 @@ import (
 type configFile struct {
 	settings map[string]value
 	channels []channelValues
+	tools    toolsFile
 }
 
 // channelValues are the settings one channel overrides, in file order.
@@ -58,6 +59,12 @@ func readConfigFile(file string) (configFile, error) {
 				errs = append(errs, fmt.Errorf("config file %s: %w", file, err))
 			}
 			out.channels = chans
+			continue
+		}
+		if strings.EqualFold(k, "mcp_servers") || strings.EqualFold(k, "tools") {
+			if err := out.tools.read(k, v); err != nil {
+				errs = append(errs, fmt.Errorf("config file %s: %w", file, err))
+			}
 			continue
 		}
 		s, ok := findSetting(k)

@@ -19,5 +19,6 @@ func (c config) runtime() runtime.Config {
 		Budget:     budget.Config{Daily: c.BudgetDay, ChannelDaily: c.ChannelBudgetDay, Channels: c.ChannelBudgets, Location: c.BudgetTZ},
 		LogContent: c.LogContent, Admins: c.Admins, TickRetention: c.TickRetention, MessageRetention: c.MessageRetention,
 		LeaseTTL: c.LeaseTTL, Turn: c.Turn,
+		Tools: c.Tools,
 	}
 }
