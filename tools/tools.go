@@ -291,12 +291,22 @@ func transport(s Server) mcp.Transport {
 		return t
 	}
 	cmd := exec.Command(s.Command[0], s.Command[1:]...)
-	cmd.Env = os.Environ()
+	// A server sees what a program needs to start, not the bot's own
+	// environment, where the model's and the platforms' keys live.
+	for _, k := range inherited {
+		if v, ok := os.LookupEnv(k); ok {
+			cmd.Env = append(cmd.Env, k+"="+v)
+		}
+	}
 	for k, v := range s.Env {
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}
 	return &mcp.CommandTransport{Command: cmd, TerminateDuration: time.Second}
 }
+
+// inherited are the variables of the bot's environment a stdio server
+// gets; Server.Env adds the rest.
+var inherited = []string{"PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LC_ALL", "TMPDIR", "TZ", "SYSTEMROOT", "APPDATA", "XDG_CACHE_HOME", "XDG_CONFIG_HOME"}
 
 // headers adds the configured headers to every request of a server.
 type headers struct {
