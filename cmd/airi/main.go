@@ -113,6 +113,7 @@ func (a *app) handlers() map[string]func(context.Context, []string) int {
 		"health":         a.cmdHealth,
 		"parse":          a.cmdParse,
 		"actions":        a.cmdActions,
+		"tools":          a.cmdTools,
 		"prompt render":  a.cmdPromptRender,
 		"prompt init":    a.cmdPromptInit,
 		"replay":         a.cmdReplay,
