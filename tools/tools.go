@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/google/jsonschema-go/jsonschema"
 	"go.uber.org/zap"
 )
 
@@ -34,7 +34,7 @@ type Tool struct {
 	Description string          `json:"description,omitempty"`
 	Schema      json.RawMessage `json:"schema"`
 	tool        string
-	check       *jsonschema.Schema
+	check       *jsonschema.Resolved
 }
 
 // Manager runs the configured servers and calls their tools. Make it with
@@ -266,18 +266,14 @@ func newTool(srv string, t *mcp.Tool) (Tool, error) {
 	if t.InputSchema == nil || bytes.Equal(raw, []byte("null")) {
 		raw = json.RawMessage(`{"type":"object"}`)
 	}
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
-	if err != nil {
+	// The SDK's own schema library: the one the binary links already.
+	var sch jsonschema.Schema
+	if err := json.Unmarshal(raw, &sch); err != nil {
 		return Tool{}, fmt.Errorf("read input schema: %w", err)
 	}
-	c := jsonschema.NewCompiler()
-	url := "tool:" + srv + "." + t.Name
-	if err := c.AddResource(url, doc); err != nil {
-		return Tool{}, fmt.Errorf("add input schema: %w", err)
-	}
-	check, err := c.Compile(url)
+	check, err := sch.Resolve(nil)
 	if err != nil {
-		return Tool{}, fmt.Errorf("compile input schema: %w", err)
+		return Tool{}, fmt.Errorf("resolve input schema: %w", err)
 	}
 	return Tool{Name: srv + "." + t.Name, Server: srv, Description: t.Description, Schema: raw, tool: t.Name, check: check}, nil
 }
@@ -357,8 +353,8 @@ func (m *Manager) Lookup(full string) (Tool, bool) {
 // Validate checks args against the tool's input schema; the error is
 // written for the model.
 func (t Tool) Validate(args json.RawMessage) error {
-	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(args))
-	if err != nil {
+	var v any
+	if err := json.Unmarshal(args, &v); err != nil {
 		return fmt.Errorf("%s arguments are not JSON: %w", t.Name, err)
 	}
 	if err := t.check.Validate(v); err != nil {
