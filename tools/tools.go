@@ -14,14 +14,18 @@ import (
 	"sync"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/zap"
 )
 
 // ErrUnavailable is returned by Call while a tool's server is not
 // connected (starting, or restarting after it exited).
 var ErrUnavailable = errors.New("tool server unavailable")
+
+// ErrTimeout is returned by Call when the tool did not answer within the
+// timeout.
+var ErrTimeout = errors.New("tool call timed out")
 
 // MaxResultChars bounds the text of a tool result the model reads.
 const MaxResultChars = 4000
@@ -382,7 +386,7 @@ func (m *Manager) Call(ctx context.Context, full string, args json.RawMessage) (
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: t.tool, Arguments: args})
 	if err != nil {
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			return "", fmt.Errorf("%s timed out after %s", full, m.cfg.Timeout)
+			return "", fmt.Errorf("%w: %s gave no answer within %s", ErrTimeout, full, m.cfg.Timeout)
 		}
 		return "", fmt.Errorf("call %s: %w", full, err)
 	}
