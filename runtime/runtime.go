@@ -126,6 +126,10 @@ type Deps struct {
 	OnTick         func(state.Tick)
 	OnFatal        func(error)
 	OnWake, OnSkip func(channelID, reason string)
+	// OnToolCall sees every MCP tool call: the tool, its outcome (ok,
+	// error, timeout, refused, unavailable) and how long it took; nil
+	// for none.
+	OnToolCall func(tool, outcome string, took time.Duration)
 	// Leases, when set, limits the scheduler to the channels held; a
 	// replica (Config.Replica) sets its own.
 	Leases scheduler.Leases
@@ -230,6 +234,7 @@ func New(cfg Config, deps Deps) (_ *Bot, err error) {
 		}
 		b.tools = tools.New(cfg.Tools, b.log)
 		room := newToolRoom(b.tools, b.log, prompter, parser, disp)
+		room.onCall = deps.OnToolCall
 		prompter, parser, disp = room, room, room
 	}
 	leases := deps.Leases

@@ -3,8 +3,10 @@ package runtime
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"go.uber.org/zap"
 
@@ -26,6 +28,8 @@ type toolRoom struct {
 	prompter scheduler.Prompter
 	parser   scheduler.Parser
 	disp     scheduler.Dispatcher
+	// onCall, when set, sees each call's outcome and latency.
+	onCall func(tool, outcome string, took time.Duration)
 
 	mu sync.Mutex
 	// senders are the people whose messages the channel's wake answers,
@@ -73,6 +77,12 @@ func (r *toolRoom) Build(ctx context.Context, in planner.Input) (planner.Prompt,
 	return r.prompter.Build(ctx, in)
 }
 
+func (r *toolRoom) observe(tool, outcome string, took time.Duration) {
+	if r.onCall != nil {
+		r.onCall(tool, outcome, took)
+	}
+}
+
 // Parse reads a tool call, or hands the answer to the bot's parser.
 func (r *toolRoom) Parse(raw string) (parse.Result, error) {
 	name, args, ok, err := tools.ParseCall(raw, func(n string) bool { _, ok := r.m.Lookup(n); return ok })
@@ -104,16 +114,28 @@ func (r *toolRoom) Dispatch(ctx context.Context, call actions.Call) actions.Resu
 	log := r.log.With(zap.String("channel", call.Channel), zap.String("tool", name))
 	if allowed, why := r.m.Policy().Allows(name, w.ids, w.group); !allowed {
 		log.Info("tool call refused", zap.String("reason", why))
+		r.observe(name, "refused", 0)
 		return actions.Result{Next: true, Text: fmt.Sprintf("%s refused: %s", name, why)}
 	}
+	began := time.Now()
 	text, err := r.m.Call(ctx, name, []byte(args))
+	took := time.Since(began)
 	if err != nil {
 		log.Info("tool call failed", zap.Error(err))
+		outcome := "error"
+		switch {
+		case errors.Is(err, tools.ErrTimeout):
+			outcome = "timeout"
+		case errors.Is(err, tools.ErrUnavailable):
+			outcome = "unavailable"
+		}
+		r.observe(name, outcome, took)
 		msg := fmt.Sprintf("%s failed: %v", name, err)
 		if text != "" {
 			msg += "\n" + tools.Mark(name, text)
 		}
 		return actions.Result{Next: true, Text: msg}
 	}
+	r.observe(name, "ok", took)
 	return actions.Result{OK: true, Next: true, Text: tools.Mark(name, text)}
 }

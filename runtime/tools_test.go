@@ -3,11 +3,13 @@ package runtime
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -43,6 +45,15 @@ type toolBot struct {
 	reqs    chan openaitest.Request
 	replies chan openaitest.Reply
 	pidFile string
+
+	mu       sync.Mutex
+	outcomes []string // "tool outcome" of each call, as OnToolCall saw them
+}
+
+func (tb *toolBot) calls() []string {
+	tb.mu.Lock()
+	defer tb.mu.Unlock()
+	return append([]string(nil), tb.outcomes...)
 }
 
 // newToolBot starts the bot; backoff, when set, is the wait before the
@@ -88,7 +99,12 @@ func newToolBot(t *testing.T, policy tools.Policy, timeout, backoff time.Duratio
 		Servers: []tools.Server{{Name: "everything", Command: cmd}},
 		Policy:  policy, Timeout: timeout,
 	}}
-	tb.rt, err = New(cfg, Deps{Store: store, Model: model, Logger: log, Adapters: []Adapter{{Sender: con}}})
+	onCall := func(tool, outcome string, _ time.Duration) {
+		tb.mu.Lock()
+		defer tb.mu.Unlock()
+		tb.outcomes = append(tb.outcomes, tool+" "+outcome)
+	}
+	tb.rt, err = New(cfg, Deps{Store: store, Model: model, Logger: log, Adapters: []Adapter{{Sender: con}}, OnToolCall: onCall})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,7 +193,7 @@ func TestToolsInADirectChat(t *testing.T) {
 	// A call the server does not answer in time is a result too.
 	tb.answer(t, `{"action":"everything.trigger-long-running-operation","duration":600,"steps":1}`)
 	r = tb.next(t)
-	if got := r.LastUser(); !strings.Contains(got, "timed out after 2s") {
+	if got := r.LastUser(); !strings.Contains(got, "tool call timed out: everything.trigger-long-running-operation gave no answer within 2s") {
 		t.Fatalf("the next request does not report the timeout:\n%s", got)
 	}
 	tb.answer(t, `{"action":"continue"}`)
@@ -189,6 +205,10 @@ func TestToolsInADirectChat(t *testing.T) {
 		t.Fatalf("the chat did not go on:\n%s", r.LastUser())
 	}
 	tb.answer(t, `{"action":"continue"}`)
+	want := "[everything.echo ok everything.trigger-long-running-operation timeout]"
+	if got := fmt.Sprint(tb.calls()); got != want {
+		t.Errorf("calls seen = %s, want %s", got, want)
+	}
 }
 
 func TestToolsInAGroup(t *testing.T) {
@@ -208,6 +228,9 @@ func TestToolsInAGroup(t *testing.T) {
 		}
 		if strings.Contains(got, "tool output") {
 			t.Fatalf("a refused tool ran:\n%s", got)
+		}
+		if got := fmt.Sprint(tb.calls()); got != "[everything.echo refused]" {
+			t.Errorf("calls seen = %s", got)
 		}
 		tb.answer(t, `{"action":"continue"}`)
 	})

@@ -66,8 +66,9 @@ func openServer(ctx context.Context, cfg config, log *zap.Logger, model planner.
 	rc.ServedOnly, rc.Replica = true, true
 	bot, err := runtime.New(rc, runtime.Deps{
 		Model: model, Store: store, Adapters: ads, Logger: log, OnTick: metrics.Observe,
-		OnWake: func(_, reason string) { metrics.Wake(reason) },
-		OnSkip: func(_, reason string) { metrics.Skip(reason) },
+		OnWake:     func(_, reason string) { metrics.Wake(reason) },
+		OnSkip:     func(_, reason string) { metrics.Skip(reason) },
+		OnToolCall: metrics.ToolCall,
 	})
 	if err != nil {
 		// The bot closed the store.
