@@ -36,6 +36,8 @@ type Metrics struct {
 	wakes        *prometheus.CounterVec
 	skipped      *prometheus.CounterVec
 	reactions    *prometheus.CounterVec
+	toolCalls    *prometheus.CounterVec
+	toolLatency  *prometheus.HistogramVec
 }
 
 // NewMetrics makes the series; unread counts the unread messages of
@@ -56,8 +58,13 @@ func NewMetrics(unread func() float64) *Metrics {
 			Help: "Messages that woke nothing and wakes or calls refused, by reason (unaddressed, cooldown, budget, sender-rate, bot)."}, []string{"reason"}),
 		reactions: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "airi_reactions_total",
 			Help: "Reactions people and other bots put on messages, by outcome (received: on the bot's, ignored: on anyone else's)."}, []string{"outcome"}),
+		toolCalls: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "airi_tool_calls_total",
+			Help: "MCP tool calls, by tool and outcome (ok, error, timeout, refused, unavailable)."}, []string{"tool", "outcome"}),
+		toolLatency: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "airi_tool_latency_seconds", Help: "MCP tool call latency, by tool.",
+			Buckets: prometheus.ExponentialBuckets(0.01, 2, 12)}, []string{"tool"}),
 	}
 	m.reg.MustRegister(m.ticks, m.actions, m.parseFails, m.modelErrors, m.modelLatency, m.tokens, m.wakes, m.skipped, m.reactions,
+		m.toolCalls, m.toolLatency,
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "airi_unread_messages", Help: "Unread messages in every channel."}, unread))
 	return m
 }
@@ -100,6 +107,15 @@ func (m *Metrics) Skip(reason string) { m.skipped.WithLabelValues(reason).Inc() 
 
 // Reaction counts a reaction delivered by an adapter, by its outcome.
 func (m *Metrics) Reaction(outcome string) { m.reactions.WithLabelValues(outcome).Inc() }
+
+// ToolCall counts one MCP tool call by its outcome and observes its
+// latency (a refused call ran nothing and has none).
+func (m *Metrics) ToolCall(tool, outcome string, d time.Duration) {
+	m.toolCalls.WithLabelValues(tool, outcome).Inc()
+	if outcome != "refused" {
+		m.toolLatency.WithLabelValues(tool).Observe(d.Seconds())
+	}
+}
 
 // RegisterBudget adds the budgets' use today and their limits, for the
 // channels that channels lists.

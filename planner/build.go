@@ -73,6 +73,10 @@ type Input struct {
 	// Notice is a line of the runtime for this tick's state message (a
 	// token budget in fallback), or "".
 	Notice string
+	// Tools is the catalog text of the tools the channel's senders may
+	// use (the runtime renders it), "" for none; the catalog section
+	// shows it after the actions.
+	Tools string
 	// Notes, when not nil, are the memory notes the channel may see;
 	// otherwise Build asks BuilderOptions.Notes.
 	Notes []state.Note
@@ -256,7 +260,7 @@ func (b *Builder) Build(ctx context.Context, in Input) (Prompt, error) {
 // others stay empty until the state message).
 const staticFields = prompts.FieldBotName | prompts.FieldLanguage | prompts.FieldPlatform |
 	prompts.FieldChannelID | prompts.FieldChannelTitle | prompts.FieldChannelGroup | prompts.FieldChannelMembers |
-	prompts.FieldAttention | prompts.FieldMemory
+	prompts.FieldAttention | prompts.FieldMemory | prompts.FieldTools
 
 // staticData is what system sections see: nothing that changes per tick.
 func (b *Builder) staticData(set *prompts.Set, in Input) prompts.Data {
@@ -286,6 +290,7 @@ func (b *Builder) staticData(set *prompts.Set, in Input) prompts.Data {
 		Language:  in.Language,
 		Platform:  platform,
 		Attention: attn,
+		Tools:     in.Tools,
 		Channel: prompts.Channel{
 			ID:      in.Channel.ID,
 			Title:   prompts.Clip(in.Channel.Title, prompts.MaxTitleRunes),

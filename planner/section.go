@@ -51,7 +51,12 @@ func builtinSections(reg *actions.Registry) []Section {
 	if reg != nil {
 		catalog := renderCatalog(reg)
 		out = append(out, Section{Name: SectionCatalog, Order: orderCatalog,
-			Render: func(prompts.Data) (string, error) { return catalog, nil }})
+			Render: func(d prompts.Data) (string, error) {
+				if d.Tools == "" {
+					return catalog, nil
+				}
+				return catalog + "\n\n" + d.Tools, nil
+			}})
 	}
 	out = append(out,
 		Section{Name: SectionRuntime, Order: orderRuntime, Render: renderRuntime},

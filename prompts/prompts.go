@@ -57,6 +57,10 @@ type Data struct {
 	// change only when a visible note does, so the system message stays
 	// byte-identical between changes.
 	Memory []Note
+	// Tools is the catalog of the MCP tools this chat's current senders
+	// may use, rendered by the runtime ("" without tools); the catalog
+	// section shows it after the actions.
+	Tools string
 	// Now is the server time in the configured zone (state message and
 	// volatile sections only; zero in static sections).
 	Now time.Time

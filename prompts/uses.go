@@ -33,6 +33,7 @@ const (
 	FieldEarlier
 	FieldUnread
 	FieldReactions
+	FieldTools
 
 	// FieldAll is every part: what a template reads when its body does
 	// something the analysis does not follow (passes the whole data to a
@@ -88,6 +89,8 @@ func topField(name string) (Fields, bool) {
 		return FieldUnread, true
 	case "Reactions":
 		return FieldReactions, true
+	case "Tools":
+		return FieldTools, true
 	}
 	return 0, false
 }
@@ -223,7 +226,7 @@ func (d *Data) AppendKey(dst []byte, f Fields) []byte {
 		str(t.String())
 		str(t.Location().String())
 	}
-	for bit := Fields(1); bit <= FieldReactions; bit <<= 1 {
+	for bit := Fields(1); bit <= FieldTools; bit <<= 1 {
 		if f&bit == 0 {
 			continue
 		}
@@ -250,6 +253,8 @@ func (d *Data) AppendKey(dst []byte, f Fields) []byte {
 			str(d.Attention)
 		case FieldNotice:
 			str(d.Notice)
+		case FieldTools:
+			str(d.Tools)
 		case FieldMemory:
 			num(len(d.Memory))
 			for _, n := range d.Memory {

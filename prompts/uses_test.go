@@ -77,7 +77,7 @@ func TestUsesDecidesRendering(t *testing.T) {
 			// mixed has other's value for every field the template does
 			// not read, base's for those it reads.
 			mixed := other
-			for bit := Fields(1); bit <= FieldReactions; bit <<= 1 {
+			for bit := Fields(1); bit <= FieldTools; bit <<= 1 {
 				if uses&bit != 0 {
 					copyField(&mixed, &base, bit)
 				}
@@ -140,6 +140,8 @@ func copyField(dst, src *Data, bit Fields) {
 		dst.Unread = src.Unread
 	case FieldReactions:
 		dst.Reactions = src.Reactions
+	case FieldTools:
+		dst.Tools = src.Tools
 	}
 }
 

@@ -36,6 +36,7 @@ import (
 	"github.com/airi-go/airi/scheduler/budget"
 	"github.com/airi-go/airi/state"
 	"github.com/airi-go/airi/state/postgres"
+	"github.com/airi-go/airi/tools"
 )
 
 // Config is how the bot behaves: plain values, every one with the meaning
@@ -112,6 +113,9 @@ type Config struct {
 	// default, negative only when woken); ScheduleGrace how late a missed
 	// reminder is still delivered.
 	ScheduleInterval, ScheduleGrace time.Duration
+	// Tools are the MCP servers and who may use their tools; a zero one
+	// runs none and leaves the prompt as without tools.
+	Tools tools.Config
 }
 
 // Deps are the parts the bot is built from, each complete when handed in.
@@ -137,6 +141,10 @@ type Deps struct {
 	// OnReaction, when set, counts every reaction an adapter delivers, by
 	// outcome (ReactionReceived, ReactionIgnored).
 	OnReaction func(channelID, outcome string)
+	// OnToolCall sees every MCP tool call: the tool, its outcome (ok,
+	// error, timeout, refused, unavailable) and how long it took; nil
+	// for none.
+	OnToolCall func(tool, outcome string, took time.Duration)
 	// Leases, when set, limits the scheduler to the channels held; a
 	// replica (Config.Replica) sets its own.
 	Leases scheduler.Leases
@@ -175,6 +183,8 @@ type Bot struct {
 	remCounts *schedule.Counts
 	// onReaction is Deps.OnReaction.
 	onReaction func(channelID, outcome string)
+	// tools runs the MCP servers; nil without any.
+	tools *tools.Manager
 
 	// cancel ends the context of everything Start started; group owns
 	// the goroutines.
@@ -237,6 +247,20 @@ func New(cfg Config, deps Deps) (_ *Bot, err error) {
 		bud = b.budget
 		count = tokens.New().Count
 	}
+	var (
+		prompter scheduler.Prompter   = b.builder
+		parser   scheduler.Parser     = parse.New(b.reg)
+		disp     scheduler.Dispatcher = b.reg
+	)
+	if cfg.Tools.Enabled() {
+		if err := cfg.Tools.Validate(); err != nil {
+			return nil, &ConfigError{Err: err}
+		}
+		b.tools = tools.New(cfg.Tools, b.log)
+		room := newToolRoom(b.tools, b.log, prompter, parser, disp)
+		room.onCall = deps.OnToolCall
+		prompter, parser, disp = room, room, room
+	}
 	leases := deps.Leases
 	if cfg.Replica {
 		if b.replica, err = newReplica(cfg, b.store, b.log); err != nil {
@@ -269,10 +293,10 @@ func New(cfg Config, deps Deps) (_ *Bot, err error) {
 		LogContent:      cfg.LogContent,
 	}, scheduler.Deps{
 		Store:      b.store,
-		Prompter:   b.builder,
+		Prompter:   prompter,
 		Model:      deps.Model,
-		Parser:     parse.New(b.reg),
-		Dispatcher: b.reg,
+		Parser:     parser,
+		Dispatcher: disp,
 		Typing:     b.router.typing(b.log),
 		OnTick:     deps.OnTick,
 		OnFatal:    deps.OnFatal,
@@ -392,6 +416,9 @@ func (b *Bot) Start(ctx context.Context) error {
 	if err := b.sched.Start(runCtx); err != nil {
 		return err
 	}
+	if b.tools != nil {
+		b.tools.Start(runCtx)
+	}
 	g, gctx := errgroup.WithContext(runCtx)
 	b.group = g
 	// An error once the context ended is the goroutine stopping, not a failure.
@@ -458,6 +485,11 @@ func (b *Bot) Close(ctx context.Context) error {
 		var errs []error
 		if err := b.sched.Close(ctx); err != nil {
 			errs = append(errs, err)
+		}
+		if b.tools != nil {
+			if err := b.tools.Close(ctx); err != nil {
+				errs = append(errs, err)
+			}
 		}
 		if b.group != nil {
 			stopped := make(chan struct{})

@@ -19,6 +19,7 @@ import (
 	"github.com/airi-go/airi/scheduler/replay"
 	"github.com/airi-go/airi/state"
 	"github.com/airi-go/airi/state/sqlite"
+	"github.com/airi-go/airi/tools"
 )
 
 // SessionConfig is cfg set up to run a recorded session as it ran, for
@@ -38,6 +39,7 @@ import (
 // message; one that names no turn semantics ran under the earlier ones.
 // The rest of the attention policy is the defaults, the same for every
 // channel. Budgets are not replayed: they would only cut a run short.
+// Tools are not configured: a replay starts no server.
 func SessionConfig(cfg Config, h *replay.Header) Config {
 	st := h.Settings
 	cfg.BotName = st.BotName
@@ -56,6 +58,9 @@ func SessionConfig(cfg Config, h *replay.Header) Config {
 	cfg.Attention = attention.Policy{Default: attention.Defaults()}
 	cfg.Attention.Default.Mode = attention.Mode(h.AttentionMode())
 	cfg.Budget = noBudget(cfg.Budget)
+	// A session is played from its record: no tool server is started,
+	// and the catalog is the one of a bot without tools.
+	cfg.Tools = tools.Config{}
 	return cfg
 }
 

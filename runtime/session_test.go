@@ -10,6 +10,7 @@ import (
 	"github.com/airi-go/airi/scheduler/attention"
 	"github.com/airi-go/airi/scheduler/budget"
 	"github.com/airi-go/airi/scheduler/replay"
+	"github.com/airi-go/airi/tools"
 )
 
 // TestSessionConfigReproducesTheHeader checks that a session's header
@@ -24,6 +25,7 @@ func TestSessionConfigReproducesTheHeader(t *testing.T) {
 			Channels: map[string]attention.Settings{"-1": {Mode: attention.ModeAll}},
 		},
 		Budget: budget.Config{Daily: 10},
+		Tools:  tools.Config{Servers: []tools.Server{{Name: "everything", Command: []string{"node", "index.js"}}}},
 	}
 	t.Run("named settings", func(t *testing.T) {
 		h := &replay.Header{Turn: "send-ends", Attention: "ambient", Settings: replay.Settings{
@@ -39,6 +41,9 @@ func TestSessionConfigReproducesTheHeader(t *testing.T) {
 		}
 		if c.PromptsDir != "/prompts" || c.Budget.Enabled() || c.ContinueDelay != 0 {
 			t.Errorf("prompts %q, budget %+v, continue delay %s: want the prompts kept, budgets and delays off", c.PromptsDir, c.Budget, c.ContinueDelay)
+		}
+		if c.Tools.Enabled() {
+			t.Error("a replayed session would start tool servers")
 		}
 		if op.Attention.Channels["-1"].Mode != attention.ModeAll {
 			t.Error("SessionConfig changed the operator's per-channel policy")

@@ -11,6 +11,7 @@ import (
 	"github.com/airi-go/airi/internal/settings"
 	"github.com/airi-go/airi/scheduler"
 	"github.com/airi-go/airi/scheduler/attention"
+	"github.com/airi-go/airi/tools"
 )
 
 // config holds every setting of settingsTable, each in the field its
@@ -94,6 +95,10 @@ type config struct {
 	// GiveUp is how long `airi chat` keeps trying a model that fails
 	// before it exits.
 	GiveUp time.Duration
+	// ToolTimeout bounds one MCP tool call; Tools are the servers and
+	// the rules of the file's mcp_servers: and tools: keys.
+	ToolTimeout time.Duration
+	Tools       tools.Config
 
 	// Turn is the turn semantics the runtime runs under. It is not a
 	// setting: empty means the scheduler's (a send ends the wake); replay
@@ -149,12 +154,13 @@ func buildConfig(vals map[string]value) (config, error) {
 func loadConfig(file string, getenv func(string) string) (config, error) {
 	vals := map[string]value{}
 	var channels []channelValues
+	var toolsCfg toolsFile
 	if file != "" {
 		f, err := readConfigFile(file)
 		if err != nil {
 			return config{}, err
 		}
-		vals, channels = f.settings, f.channels
+		vals, channels, toolsCfg = f.settings, f.channels, f.tools
 	}
 	for _, s := range settingsTable {
 		// An empty variable is unset, as in most programs.
@@ -164,6 +170,10 @@ func loadConfig(file string, getenv func(string) string) (config, error) {
 	}
 	c, err := buildConfig(vals)
 	if err != nil {
+		return c, err
+	}
+	c.Tools = tools.Config{Servers: toolsCfg.servers, Policy: toolsCfg.policy, Timeout: c.ToolTimeout}
+	if err := c.Tools.Validate(); err != nil {
 		return c, err
 	}
 	return c, c.applyChannels(channels)

@@ -16,6 +16,7 @@ import (
 type configFile struct {
 	settings map[string]value
 	channels []channelValues
+	tools    toolsFile
 }
 
 // channelValues are the settings one channel overrides, in file order.
@@ -55,6 +56,12 @@ func readConfigFile(file string) (configFile, error) {
 				errs = append(errs, fmt.Errorf("config file %s: %w", file, err))
 			}
 			out.channels = chans
+			continue
+		}
+		if strings.EqualFold(e.Key, "mcp_servers") || strings.EqualFold(e.Key, "tools") {
+			if err := out.tools.read(e.Key, e.Value); err != nil {
+				errs = append(errs, fmt.Errorf("config file %s: %w", file, err))
+			}
 			continue
 		}
 		s, ok := findSetting(e.Key)

@@ -34,6 +34,7 @@ var commands = []command{
 	{"health", "", "ask a running bot whether it is ready (exit 0) or not (exit 1)"},
 	{"parse", "", "parse model answers into actions"},
 	{"actions", "", "print the registered actions and their schemas"},
+	{"tools", "", "list the MCP servers, their tools and who may use each"},
 	{"prompt render", "", "print the request a tick would send"},
 	{"prompt init", "DIR", "write the embedded templates into DIR, to edit them there with PROMPTS_DIR=DIR"},
 	{"replay", "FILE...", "replay recorded sessions and report differences"},

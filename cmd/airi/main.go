@@ -127,6 +127,7 @@ func (a *app) handlers() map[string]func(context.Context, []string) int {
 		"schedule cancel": a.cmdScheduleCancel,
 		"migrate":         a.cmdMigrate,
 		"bench":           a.cmdBench,
+		"tools":           a.cmdTools,
 		"version":         a.cmdVersion,
 	}
 }

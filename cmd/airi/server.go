@@ -69,6 +69,7 @@ func openServer(ctx context.Context, cfg config, log *zap.Logger, model planner.
 		OnWake:     func(_, reason string) { metrics.Wake(reason) },
 		OnSkip:     func(_, reason string) { metrics.Skip(reason) },
 		OnReaction: func(_, outcome string) { metrics.Reaction(outcome) },
+		OnToolCall: metrics.ToolCall,
 	})
 	if err != nil {
 		// The bot closed the store.

@@ -17,6 +17,7 @@ import (
 	"github.com/airi-go/airi/scheduler"
 	"github.com/airi-go/airi/scheduler/attention"
 	"github.com/airi-go/airi/state/postgres"
+	"github.com/airi-go/airi/tools"
 )
 
 // setting is one entry of the settings table. The table is the only list
@@ -201,6 +202,8 @@ var settingsTable = []setting{
 		parse: retention(func(c *config) *time.Duration { return &c.TickRetention })},
 	{name: "AIRI_MESSAGE_RETENTION", def: "forever", doc: "read messages (and finished outbox entries) older than this are deleted; unread ones never",
 		parse: retention(func(c *config) *time.Duration { return &c.MessageRetention })},
+	{name: "AIRI_TOOL_TIMEOUT", def: durationText(tools.DefaultTimeout), doc: "longest MCP tool call; a slower one is a timeout the model reads as its result",
+		parse: duration(func(c *config) *time.Duration { return &c.ToolTimeout }, false)},
 	{name: "LLM_GIVE_UP", def: durationText(defaultGiveUp), doc: "`airi chat` with piped input exits 1 once every model call has failed this long",
 		parse: duration(func(c *config) *time.Duration { return &c.GiveUp }, false)},
 	{name: "LOG_LEVEL", def: defaultLogLevel, doc: "`debug`, `info`, `warn`, `error`",
