@@ -1,6 +1,7 @@
 package state
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"unicode/utf8"
@@ -75,4 +76,29 @@ func cutRaw(s string) string {
 		n--
 	}
 	return s[:n] + note
+}
+
+// StoredForms returns the forms text takes inside the JSON a store keeps
+// of requests and results: escaped once (a message's content), and
+// escaped twice (quoted as data in the prompt, then stored as JSON).
+// Forgetting a message replaces each of them, so that its text leaves
+// the recorded requests that showed it too.
+func StoredForms(text string) []string {
+	once := jsonInner(text)
+	twice := jsonInner(`"` + once + `"`)
+	twice = strings.TrimSuffix(strings.TrimPrefix(twice, `\"`), `\"`)
+	forms := []string{once}
+	if twice != once {
+		forms = append(forms, twice)
+	}
+	if text != once {
+		forms = append(forms, text)
+	}
+	return forms
+}
+
+// jsonInner is s as a JSON string without its quotes.
+func jsonInner(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b[1 : len(b)-1])
 }

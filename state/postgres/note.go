@@ -215,6 +215,9 @@ ORDER BY c.id COLLATE "C"`, userID)
 		if err != nil {
 			return err
 		}
+		if err := scrubShown(ctx, tx, userID); err != nil {
+			return err
+		}
 		tag, err := tx.Exec(ctx, `DELETE FROM notes WHERE scope = 'user' AND subject = $1`, userID)
 		if err != nil {
 			return err
@@ -255,4 +258,35 @@ ORDER BY c.id COLLATE "C"`, userID)
 	}
 	s.vacuumForgotten(ctx)
 	return out, nil
+}
+
+// scrubShown replaces the text of the person's messages in the recorded
+// requests and action results of the chats they wrote in (groups keep
+// their ticks): what was shown of them goes with them.
+func scrubShown(ctx context.Context, tx pgx.Tx, userID string) error {
+	rows, err := tx.Query(ctx, `SELECT channel_id, content FROM messages WHERE sender_id = $1 AND NOT self AND length(content) >= 4`, userID)
+	if err != nil {
+		return err
+	}
+	type shown struct{ channel, content string }
+	all, err := collect(rows, err, func(r pgx.Row) (shown, error) {
+		var m shown
+		return m, r.Scan(&m.channel, &m.content)
+	})
+	if err != nil {
+		return err
+	}
+	for _, m := range all {
+		for _, form := range state.StoredForms(m.content) {
+			if _, err := tx.Exec(ctx, `UPDATE ticks SET request = replace(request, $1, '[forgotten]')
+WHERE channel_id = $2 AND strpos(request, $1) > 0`, form, m.channel); err != nil {
+				return err
+			}
+			if _, err := tx.Exec(ctx, `UPDATE actions SET result = replace(result, $1, '[forgotten]')
+WHERE channel_id = $2 AND strpos(result, $1) > 0`, form, m.channel); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }

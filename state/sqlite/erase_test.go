@@ -5,6 +5,8 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -20,16 +22,17 @@ func TestForgetLeavesNoTextInTheFile(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "airi.db")
 	s := openAt(t, path)
 	now := time.Date(2026, 3, 14, 15, 9, 26, 0, time.UTC)
-	secrets := map[string]string{"dm": "my pin is 4711-forgetme", "group": "the group secret 0815-forgetme"}
+	secrets := map[string]string{"dm": "my pin is 4711-forgetme", "group": "the group secret 0815-forgetme", "club": "my \"club\" code 3333-forgetme"}
 	keep := "a message that goes with its chat 2222-chatgone"
-	for id, group := range map[string]bool{"dm": false, "group": true} {
+	for id, group := range map[string]bool{"dm": false, "group": true, "club": true} {
 		ch := state.Channel{ID: id, Platform: "telegram", NativeID: id, Group: group}
 		m := state.Message{ChannelID: id, PlatformID: "1", SenderID: "u1", SenderName: "Ann", Content: secrets[id], Time: now}
 		if _, _, err := s.IngestIn(ctx, ch, m); err != nil {
 			t.Fatal(err)
 		}
 		tk := state.Tick{ChannelID: id, Trigger: "direct", Now: now, Raw: `{"action":"continue"}`,
-			Request: []state.ChatMessage{{Role: "system", Content: "You are airi. Ann said: " + secrets[id]}, {Role: "user", Content: "Ann: " + secrets[id]}}}
+			Request: []state.ChatMessage{{Role: "system", Content: "You are airi."}, {Role: "user", Content: "Ann: " + secrets[id]},
+				{Role: "user", Content: "New messages:\n" + strconv.Quote(secrets[id]) + " and Bo's \"stays 4444-kept\""}}}
 		if _, _, err := s.RecordTick(ctx, nil, 20, 50, tk); err != nil {
 			t.Fatal(err)
 		}
@@ -52,7 +55,12 @@ func TestForgetLeavesNoTextInTheFile(t *testing.T) {
 		}
 		file = append(file, b...)
 	}
-	for _, text := range []string{"4711-forgetme", "0815-forgetme", "2222-chatgone"} {
+	// The club keeps its tick records, without Ann's text.
+	ticks, err := s.Ticks(ctx, state.TickFilter{ChannelID: "club"})
+	if err != nil || len(ticks) != 1 || !strings.Contains(ticks[0].Request[2].Content, "4444-kept") {
+		t.Errorf("the club's tick after forgetting Ann = %+v, %v; want it kept, with Bo's text", ticks, err)
+	}
+	for _, text := range []string{"4711-forgetme", "0815-forgetme", "2222-chatgone", "3333-forgetme"} {
 		if bytes.Contains(file, []byte(text)) {
 			t.Errorf("the database file still holds %q after forgetting", text)
 		}

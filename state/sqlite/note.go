@@ -223,6 +223,9 @@ ORDER BY c.id`, userID, userID)
 		if err := rows.Close(); err != nil {
 			return err
 		}
+		if err := scrubShown(ctx, tx, userID); err != nil {
+			return err
+		}
 		res, err := tx.ExecContext(ctx, `DELETE FROM notes WHERE scope = 'user' AND subject = ?`, userID)
 		if err != nil {
 			return err
@@ -265,4 +268,40 @@ ORDER BY c.id`, userID, userID)
 		return state.Forgotten{}, fmt.Errorf("forget user %q: %w", userID, err)
 	}
 	return out, nil
+}
+
+// scrubShown replaces the text of the person's messages in the recorded
+// requests and action results of the chats they wrote in (groups keep
+// their ticks): what was shown of them leaves the file with them.
+func scrubShown(ctx context.Context, tx *sql.Tx, userID string) error {
+	rows, err := tx.QueryContext(ctx, `SELECT channel_id, content FROM messages WHERE sender_id = ? AND self = 0 AND length(content) >= 4`, userID)
+	if err != nil {
+		return err
+	}
+	type shown struct{ channel, content string }
+	var all []shown
+	for rows.Next() {
+		var m shown
+		if err := rows.Scan(&m.channel, &m.content); err != nil {
+			rows.Close()
+			return err
+		}
+		all = append(all, m)
+	}
+	if err := rows.Close(); err != nil {
+		return err
+	}
+	for _, m := range all {
+		for _, form := range state.StoredForms(m.content) {
+			if _, err := tx.ExecContext(ctx, `UPDATE ticks SET request = replace(request, ?1, '[forgotten]')
+WHERE channel_id = ?2 AND instr(request, ?1) > 0`, form, m.channel); err != nil {
+				return err
+			}
+			if _, err := tx.ExecContext(ctx, `UPDATE actions SET result = replace(result, ?1, '[forgotten]')
+WHERE channel_id = ?2 AND instr(result, ?1) > 0`, form, m.channel); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
