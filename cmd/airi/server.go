@@ -25,7 +25,7 @@ import (
 type server struct {
 	bot      *runtime.Bot
 	ln       net.Listener
-	hook     *webhookServer
+	hook     *runtime.WebhookServer
 	adapters int
 }
 
@@ -95,13 +95,13 @@ func openServer(ctx context.Context, cfg config, log *zap.Logger, model planner.
 		return nil, &codedError{exitFailure, fmt.Errorf("admin server on %s: %w", cfg.AdminAddr, err)}
 	}
 	if cfg.TelegramWebhookURL != "" {
-		s.hook, err = listenWebhook(cfg, log)
+		s.hook, err = runtime.ListenWebhook(cfg.TelegramWebhookURL, cfg.WebhookAddr, log)
 		if err != nil {
 			return nil, &codedError{exitFailure, err}
 		}
 		for _, a := range ads {
 			if tg, ok := a.Sender.(*telegram.Adapter); ok {
-				bot.Go(func(ctx context.Context) error { return s.hook.serve(ctx, tg.Webhook(bot.Inbox(a.Name()))) })
+				bot.Go(func(ctx context.Context) error { return s.hook.Serve(ctx, tg.Webhook(bot.Inbox(a.Name()))) })
 			}
 		}
 	}
@@ -204,7 +204,7 @@ func (s *server) Close(ctx context.Context) error {
 		_ = s.ln.Close()
 	}
 	if s.hook != nil {
-		_ = s.hook.ln.Close()
+		_ = s.hook.Close()
 	}
 	return err
 }
