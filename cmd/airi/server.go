@@ -56,7 +56,7 @@ func openServer(ctx context.Context, cfg config, log *zap.Logger, model planner.
 	if err != nil {
 		return nil, err
 	}
-	metrics := admin.NewMetrics(unreadTotal(store))
+	metrics := admin.NewMetrics(admin.UnreadTotal(store))
 	ads, err := buildAdapters(cfg, store, log)
 	if err != nil {
 		_ = store.Close()
@@ -88,7 +88,7 @@ func openServer(ctx context.Context, cfg config, log *zap.Logger, model planner.
 	metrics.RegisterReminders(bot.ReminderCounts())
 	// The budgets are the bot's; nothing reads the metrics before Start.
 	if t := bot.Budget(); t != nil {
-		metrics.RegisterBudget(t, channelIDs(store), time.Now)
+		metrics.RegisterBudget(t, admin.ChannelIDs(store), time.Now)
 	}
 	s.ln, err = net.Listen("tcp", cfg.AdminAddr)
 	if err != nil {
@@ -133,21 +133,6 @@ func openServer(ctx context.Context, cfg config, log *zap.Logger, model planner.
 	return s, nil
 }
 
-// channelIDs lists the ids of the store's channels, for the budget metrics.
-func channelIDs(store state.Store) func() []string {
-	return func() []string {
-		chans, err := store.Channels(context.Background())
-		if err != nil {
-			return nil
-		}
-		ids := make([]string, len(chans))
-		for i, c := range chans {
-			ids[i] = c.ID
-		}
-		return ids
-	}
-}
-
 // buildAdapters makes every adapter whose variables are set.
 func buildAdapters(cfg config, cursors adapters.Cursors, log *zap.Logger) ([]runtime.Adapter, error) {
 	var out []runtime.Adapter
@@ -170,21 +155,6 @@ func buildAdapters(cfg config, cursors adapters.Cursors, log *zap.Logger) ([]run
 		out = append(out, runtime.Adapter{Sender: sa, Run: sa.Run, Ready: sa.Ready(), SelfQualified: qualify})
 	}
 	return out, nil
-}
-
-// unreadTotal counts the unread messages of every channel, for the metrics.
-func unreadTotal(store state.Store) func() float64 {
-	return func() float64 {
-		counts, err := store.UnreadCounts(context.Background())
-		if err != nil {
-			return 0
-		}
-		n := 0
-		for _, c := range counts {
-			n += c
-		}
-		return float64(n)
-	}
 }
 
 // adminAddr is the address the admin server listens on.
