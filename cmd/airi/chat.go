@@ -83,10 +83,10 @@ func (a *app) cmdChat(ctx context.Context, args []string) int {
 	}
 	// On a terminal the conversation has the screen: a prompt, the
 	// thinking line, and only the logs that need a person.
-	var screen *chatScreen
+	var screen *console.Screen
 	var logsLine string
-	if streamIsTerminal(a.stdin) && streamIsTerminal(a.stderr) {
-		screen = newChatScreen(a.stderr, *user, func() string { return cfg.BotName })
+	if console.IsTerminal(a.stdin) && console.IsTerminal(a.stderr) {
+		screen = console.NewScreen(a.stderr, *user, func() string { return cfg.BotName })
 		var closeLog func()
 		var err error
 		if log, closeLog, logsLine, err = chatLogger(cfg, *logFile, screen); err != nil {
@@ -125,16 +125,16 @@ func (a *app) cmdChat(ctx context.Context, args []string) int {
 	botName := runtime.BotName(cfg.BotName, src)
 	in := a.stdin
 	if screen != nil {
-		in = &promptReader{r: a.stdin, screen: screen}
+		in = screen.Reader(a.stdin)
 	}
 	con := console.New(console.Config{ChannelID: *channel, User: *user, BotName: botName}, in, a.stdout, log)
 	var out runtime.Sender = con
 	var onTick func(state.Tick)
-	interactive := streamIsTerminal(a.stdin)
+	interactive := console.IsTerminal(a.stdin)
 	if screen != nil {
-		out = &screenConsole{Adapter: con, screen: screen}
-		onTick = screen.tick
-		screen.bot = func() string { return botName }
+		out = screen.OnScreen(con)
+		onTick = screen.Tick
+		screen.SetBot(func() string { return botName })
 	}
 	fatal := make(chan error, 1)
 	rc := cfg.runtime()
@@ -157,11 +157,11 @@ func (a *app) cmdChat(ctx context.Context, args []string) int {
 		return openFailureCode(err)
 	}
 	if screen != nil {
-		screen.bot = rt.Name
+		screen.SetBot(rt.Name)
 		fmt.Fprintln(a.stderr, chatBanner(cfg, rt.Name()))
 		fmt.Fprintln(a.stderr, logsLine)
-		screen.showPrompt()
-		defer screen.close()
+		screen.ShowPrompt()
+		defer screen.Close()
 	}
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()

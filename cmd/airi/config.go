@@ -154,7 +154,7 @@ func buildConfig(vals map[string]value) (config, error) {
 func loadConfig(file string, getenv func(string) string) (config, error) {
 	vals := map[string]value{}
 	var channels []channelValues
-	var toolsCfg toolsFile
+	var toolsCfg tools.Config
 	if file != "" {
 		f, err := readConfigFile(file)
 		if err != nil {
@@ -172,7 +172,8 @@ func loadConfig(file string, getenv func(string) string) (config, error) {
 	if err != nil {
 		return c, err
 	}
-	c.Tools = tools.Config{Servers: toolsCfg.servers, Policy: toolsCfg.policy, Timeout: c.ToolTimeout}
+	c.Tools = toolsCfg
+	c.Tools.Timeout = c.ToolTimeout
 	if err := c.Tools.Validate(); err != nil {
 		return c, err
 	}

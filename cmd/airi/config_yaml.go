@@ -9,6 +9,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/airi-go/airi/internal/settings"
+	"github.com/airi-go/airi/tools"
 )
 
 // configFile is what a YAML file of settings holds: settings by name, and
@@ -16,7 +17,7 @@ import (
 type configFile struct {
 	settings map[string]value
 	channels []channelValues
-	tools    toolsFile
+	tools    tools.Config
 }
 
 // channelValues are the settings one channel overrides, in file order.
@@ -59,7 +60,7 @@ func readConfigFile(file string) (configFile, error) {
 			continue
 		}
 		if strings.EqualFold(e.Key, "mcp_servers") || strings.EqualFold(e.Key, "tools") {
-			if err := out.tools.read(e.Key, e.Value); err != nil {
+			if err := out.tools.DecodeYAML(e.Key, e.Value); err != nil {
 				errs = append(errs, fmt.Errorf("config file %s: %w", file, err))
 			}
 			continue

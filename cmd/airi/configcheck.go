@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -22,8 +20,6 @@ import (
 	"github.com/airi-go/airi/prompts"
 	"github.com/airi-go/airi/runtime"
 	"github.com/airi-go/airi/state"
-	"github.com/airi-go/airi/state/postgres"
-	"github.com/airi-go/airi/state/sqlite"
 )
 
 // check is one line of `airi config check`.
@@ -179,7 +175,7 @@ func runChecks(ctx context.Context, cfg config, log *zap.Logger, callModel bool)
 	}
 	add("prompts", err, detail)
 
-	dbDetail, err := checkDatabase(ctx, cfg, log)
+	dbDetail, err := runtime.CheckDatabase(ctx, cfg.storeConfig(), log)
 	add("database", err, dbDetail)
 
 	if !callModel || model == nil {
@@ -244,51 +240,6 @@ func checkIdentity(ctx context.Context, ad runtime.Adapter) check {
 	}
 	c.OK = true
 	return c
-}
-
-// checkDatabase opens the configured database read-only, or checks that
-// SQLite can create it.
-func checkDatabase(ctx context.Context, cfg config, log *zap.Logger) (string, error) {
-	if cfg.DatabaseURL != "" {
-		s, err := postgres.Open(ctx, cfg.DatabaseURL, log, postgres.Options{})
-		if err != nil {
-			return "", fmt.Errorf("DATABASE_URL: %w", err)
-		}
-		defer s.Close()
-		v, err := s.Version(ctx)
-		if err != nil {
-			return "", err
-		}
-		return fmt.Sprintf("PostgreSQL schema %s at version %d", s.Schema(), v), nil
-	}
-	if _, err := os.Stat(cfg.DBPath); errors.Is(err, os.ErrNotExist) {
-		dir := filepath.Dir(cfg.DBPath)
-		for {
-			st, err := os.Stat(dir)
-			if err == nil {
-				if !st.IsDir() {
-					return "", fmt.Errorf("DB_PATH=%s: %s is not a directory", cfg.DBPath, dir)
-				}
-				break
-			}
-			parent := filepath.Dir(dir)
-			if parent == dir {
-				break
-			}
-			dir = parent
-		}
-		return fmt.Sprintf("SQLite %s does not exist yet; it is created on the first run", cfg.DBPath), nil
-	}
-	s, err := sqlite.OpenReadOnly(ctx, cfg.DBPath, log)
-	if err != nil {
-		return "", fmt.Errorf("DB_PATH: %w", err)
-	}
-	defer s.Close()
-	n, err := s.Channels(ctx)
-	if err != nil {
-		return "", err
-	}
-	return fmt.Sprintf("SQLite %s at schema version %d, %d channel(s)", cfg.DBPath, sqlite.SchemaVersion(), len(n)), nil
 }
 
 // probeModel makes one small request. When the endpoint refuses it with a

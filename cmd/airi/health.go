@@ -3,10 +3,9 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"io"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/airi-go/airi/admin"
@@ -30,7 +29,10 @@ func (a *app) cmdHealth(ctx context.Context, args []string) int {
 	if *addr == "" {
 		*addr = cfg.AdminAddr
 	}
-	body, code, err := adminGet(ctx, *addr, cfg.AdminToken, "/readyz", *timeout)
+	body, code, err := admin.Get(ctx, *addr, cfg.AdminToken, "/readyz", *timeout)
+	if u := (*admin.UnreachableError)(nil); errors.As(err, &u) {
+		u.Err = rootCause(u.Err)
+	}
 	if err != nil {
 		fmt.Fprintln(a.stderr, "airi health:", err)
 		return exitFailure
@@ -55,41 +57,4 @@ func (a *app) cmdHealth(ctx context.Context, args []string) int {
 		return exitFailure
 	}
 	return exitOK
-}
-
-// adminGet asks the admin server of a running bot.
-func adminGet(ctx context.Context, addr, token, path string, timeout time.Duration) ([]byte, int, error) {
-	return adminCall(ctx, http.MethodGet, addr, token, path, nil, timeout)
-}
-
-// adminCall sends one request to the admin server of a running bot and
-// returns the body and status.
-func adminCall(ctx context.Context, method, addr, token, path string, body io.Reader, timeout time.Duration) ([]byte, int, error) {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	host := addr
-	if strings.HasPrefix(host, "0.0.0.0:") || strings.HasPrefix(host, "[::]:") || strings.HasPrefix(host, ":") {
-		// A server listening everywhere is reached on loopback.
-		host = "127.0.0.1:" + host[strings.LastIndex(host, ":")+1:]
-	}
-	req, err := http.NewRequestWithContext(ctx, method, "http://"+host+path, body)
-	if err != nil {
-		return nil, 0, fmt.Errorf("admin server %s: %w", addr, err)
-	}
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return nil, 0, fmt.Errorf("no bot answers at AIRI_ADMIN_ADDR=%s: %w", addr, rootCause(err))
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-	if err != nil {
-		return nil, resp.StatusCode, fmt.Errorf("admin server %s: %w", addr, err)
-	}
-	return b, resp.StatusCode, nil
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/schollz/progressbar/v3"
@@ -155,7 +154,7 @@ func (a *app) replayFile(ctx context.Context, file string, open replay.Opener, p
 		refreshed[i] = replay.Refresh(s, rep)
 	}
 	if update && failed == 0 && changed > 0 {
-		if err := writeSessions(file, refreshed); err != nil {
+		if err := replay.WriteFile(file, refreshed); err != nil {
 			fmt.Fprintf(a.stdout, "FAIL %s: update: %v\n", file, err)
 			return 1, changed
 		}
@@ -187,28 +186,6 @@ func wakeReasons(s *replay.Session) string {
 		parts[i] = fmt.Sprintf("%s %d", r, n[r])
 	}
 	return strings.Join(parts, ", ")
-}
-
-// writeSessions replaces a session file, atomically.
-func writeSessions(path string, sessions []*replay.Session) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".airi-replay-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	for _, s := range sessions {
-		if err := replay.Write(tmp, s); err != nil {
-			tmp.Close()
-			return err
-		}
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if st, err := os.Stat(path); err == nil {
-		_ = os.Chmod(tmp.Name(), st.Mode().Perm())
-	}
-	return os.Rename(tmp.Name(), path)
 }
 
 // printPromptChanges prints each distinct change once, then the other

@@ -25,7 +25,7 @@ import (
 type server struct {
 	bot      *runtime.Bot
 	ln       net.Listener
-	hook     *webhookServer
+	hook     *runtime.WebhookServer
 	adapters int
 }
 
@@ -56,7 +56,7 @@ func openServer(ctx context.Context, cfg config, log *zap.Logger, model planner.
 	if err != nil {
 		return nil, err
 	}
-	metrics := admin.NewMetrics(unreadTotal(store))
+	metrics := admin.NewMetrics(admin.UnreadTotal(store))
 	ads, err := buildAdapters(cfg, store, log)
 	if err != nil {
 		_ = store.Close()
@@ -88,20 +88,20 @@ func openServer(ctx context.Context, cfg config, log *zap.Logger, model planner.
 	metrics.RegisterReminders(bot.ReminderCounts())
 	// The budgets are the bot's; nothing reads the metrics before Start.
 	if t := bot.Budget(); t != nil {
-		metrics.RegisterBudget(t, channelIDs(store), time.Now)
+		metrics.RegisterBudget(t, admin.ChannelIDs(store), time.Now)
 	}
 	s.ln, err = net.Listen("tcp", cfg.AdminAddr)
 	if err != nil {
 		return nil, &codedError{exitFailure, fmt.Errorf("admin server on %s: %w", cfg.AdminAddr, err)}
 	}
 	if cfg.TelegramWebhookURL != "" {
-		s.hook, err = listenWebhook(cfg, log)
+		s.hook, err = runtime.ListenWebhook(cfg.TelegramWebhookURL, cfg.WebhookAddr, log)
 		if err != nil {
 			return nil, &codedError{exitFailure, err}
 		}
 		for _, a := range ads {
 			if tg, ok := a.Sender.(*telegram.Adapter); ok {
-				bot.Go(func(ctx context.Context) error { return s.hook.serve(ctx, tg.Webhook(bot.Inbox(a.Name()))) })
+				bot.Go(func(ctx context.Context) error { return s.hook.Serve(ctx, tg.Webhook(bot.Inbox(a.Name()))) })
 			}
 		}
 	}
@@ -133,21 +133,6 @@ func openServer(ctx context.Context, cfg config, log *zap.Logger, model planner.
 	return s, nil
 }
 
-// channelIDs lists the ids of the store's channels, for the budget metrics.
-func channelIDs(store state.Store) func() []string {
-	return func() []string {
-		chans, err := store.Channels(context.Background())
-		if err != nil {
-			return nil
-		}
-		ids := make([]string, len(chans))
-		for i, c := range chans {
-			ids[i] = c.ID
-		}
-		return ids
-	}
-}
-
 // buildAdapters makes every adapter whose variables are set.
 func buildAdapters(cfg config, cursors adapters.Cursors, log *zap.Logger) ([]runtime.Adapter, error) {
 	var out []runtime.Adapter
@@ -172,21 +157,6 @@ func buildAdapters(cfg config, cursors adapters.Cursors, log *zap.Logger) ([]run
 	return out, nil
 }
 
-// unreadTotal counts the unread messages of every channel, for the metrics.
-func unreadTotal(store state.Store) func() float64 {
-	return func() float64 {
-		counts, err := store.UnreadCounts(context.Background())
-		if err != nil {
-			return 0
-		}
-		n := 0
-		for _, c := range counts {
-			n += c
-		}
-		return float64(n)
-	}
-}
-
 // adminAddr is the address the admin server listens on.
 func (s *server) adminAddr() string { return s.ln.Addr().String() }
 
@@ -204,7 +174,7 @@ func (s *server) Close(ctx context.Context) error {
 		_ = s.ln.Close()
 	}
 	if s.hook != nil {
-		_ = s.hook.ln.Close()
+		_ = s.hook.Close()
 	}
 	return err
 }

@@ -1,4 +1,4 @@
-package main
+package tools
 
 import (
 	"errors"
@@ -6,18 +6,7 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
-
-	"github.com/airi-go/airi/tools"
 )
-
-// toolsFile is what the YAML file says about tools: the MCP servers under
-// mcp_servers: and who may use their tools under tools:. Neither is a
-// flat setting, so they are read here rather than through the settings
-// table.
-type toolsFile struct {
-	servers []tools.Server
-	policy  tools.Policy
-}
 
 type yamlServer struct {
 	Command []string          `yaml:"command"`
@@ -31,15 +20,18 @@ type yamlRule struct {
 	AllowUsers []string `yaml:"allow_users"`
 }
 
-// read takes the value of the key mcp_servers or tools.
-func (f *toolsFile) read(key string, n *yaml.Node) error {
+// DecodeYAML reads what a YAML configuration file says about tools, the
+// value n of its key mcp_servers (the servers, added to c.Servers) or
+// tools (who may use their tools, c.Policy). Every problem is reported,
+// naming where it is.
+func (c *Config) DecodeYAML(key string, n *yaml.Node) error {
 	if strings.EqualFold(key, "mcp_servers") {
-		return f.readServers(n)
+		return c.readServers(n)
 	}
-	return f.readPolicy(n)
+	return c.readPolicy(n)
 }
 
-func (f *toolsFile) readServers(n *yaml.Node) error {
+func (c *Config) readServers(n *yaml.Node) error {
 	if n.Kind != yaml.MappingNode {
 		return errors.New("mcp_servers: want a map of server names to {command: [argv...]} or {url: ...}")
 	}
@@ -55,12 +47,12 @@ func (f *toolsFile) readServers(n *yaml.Node) error {
 			errs = append(errs, fmt.Errorf("mcp_servers.%s: %w", name, err))
 			continue
 		}
-		f.servers = append(f.servers, tools.Server{Name: name, Command: s.Command, Env: s.Env, URL: s.URL, Headers: s.Headers})
+		c.Servers = append(c.Servers, Server{Name: name, Command: s.Command, Env: s.Env, URL: s.URL, Headers: s.Headers})
 	}
 	return errors.Join(errs...)
 }
 
-func (f *toolsFile) readPolicy(n *yaml.Node) error {
+func (c *Config) readPolicy(n *yaml.Node) error {
 	if err := knownKeys(n, "tools", "groups", "allow_users", "per_tool"); err != nil {
 		return err
 	}
@@ -77,7 +69,7 @@ func (f *toolsFile) readPolicy(n *yaml.Node) error {
 	if err := top.Decode(&r); err != nil {
 		return fmt.Errorf("tools: %w", err)
 	}
-	f.policy = tools.Policy{Rule: tools.Rule{Groups: r.Groups, AllowUsers: r.AllowUsers}}
+	c.Policy = Policy{Rule: Rule{Groups: r.Groups, AllowUsers: r.AllowUsers}}
 	if per == nil || per.ShortTag() == "!!null" {
 		return nil
 	}
@@ -85,7 +77,7 @@ func (f *toolsFile) readPolicy(n *yaml.Node) error {
 		return errors.New("tools.per_tool: want a map of server.tool names to {groups, allow_users}")
 	}
 	var errs []error
-	f.policy.PerTool = map[string]tools.Rule{}
+	c.Policy.PerTool = map[string]Rule{}
 	for i := 0; i+1 < len(per.Content); i += 2 {
 		name, v := per.Content[i].Value, per.Content[i+1]
 		if err := knownKeys(v, "tools.per_tool."+name, "groups", "allow_users"); err != nil {
@@ -97,7 +89,7 @@ func (f *toolsFile) readPolicy(n *yaml.Node) error {
 			errs = append(errs, fmt.Errorf("tools.per_tool.%s: %w", name, err))
 			continue
 		}
-		f.policy.PerTool[name] = tools.Rule{Groups: r.Groups, AllowUsers: r.AllowUsers}
+		c.Policy.PerTool[name] = Rule{Groups: r.Groups, AllowUsers: r.AllowUsers}
 	}
 	return errors.Join(errs...)
 }

@@ -1,4 +1,4 @@
-package main
+package runtime
 
 import (
 	"context"
@@ -13,19 +13,19 @@ import (
 	"github.com/airi-go/airi/admin"
 )
 
-// webhookServer takes Telegram's webhook requests on AIRI_WEBHOOK_ADDR,
+// WebhookServer takes Telegram's webhook requests on AIRI_WEBHOOK_ADDR,
 // at the path of TELEGRAM_WEBHOOK_URL. Every replica runs one; a load
 // balancer in front spreads the requests.
-type webhookServer struct {
+type WebhookServer struct {
 	ln   net.Listener
 	path string
 	log  *zap.Logger
 }
 
-// listenWebhook opens the webhook's listener, so that a taken address
-// fails the start at once.
-func listenWebhook(cfg config, log *zap.Logger) (*webhookServer, error) {
-	u, err := url.Parse(cfg.TelegramWebhookURL)
+// ListenWebhook opens the webhook's listener on addr for the path of
+// webhookURL, so that a taken address fails the start at once.
+func ListenWebhook(webhookURL, addr string, log *zap.Logger) (*WebhookServer, error) {
+	u, err := url.Parse(webhookURL)
 	if err != nil {
 		return nil, fmt.Errorf("TELEGRAM_WEBHOOK_URL: %w", err)
 	}
@@ -33,16 +33,16 @@ func listenWebhook(cfg config, log *zap.Logger) (*webhookServer, error) {
 	if path == "" {
 		path = "/"
 	}
-	ln, err := net.Listen("tcp", cfg.WebhookAddr)
+	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		return nil, fmt.Errorf("webhook listener on AIRI_WEBHOOK_ADDR=%s: %w", cfg.WebhookAddr, err)
+		return nil, fmt.Errorf("webhook listener on AIRI_WEBHOOK_ADDR=%s: %w", addr, err)
 	}
-	return &webhookServer{ln: ln, path: path, log: log.Named("webhook")}, nil
+	return &WebhookServer{ln: ln, path: path, log: log.Named("webhook")}, nil
 }
 
-// serve answers webhook requests with h until ctx ends; requests to other
+// Serve answers webhook requests with h until ctx ends; requests to other
 // paths get 404.
-func (s *webhookServer) serve(ctx context.Context, h http.Handler) error {
+func (s *WebhookServer) Serve(ctx context.Context, h http.Handler) error {
 	mux := http.NewServeMux()
 	mux.Handle(s.path, h)
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
@@ -52,3 +52,6 @@ func (s *webhookServer) serve(ctx context.Context, h http.Handler) error {
 	}
 	return nil
 }
+
+// Close closes the listener, for a server that never served.
+func (s *WebhookServer) Close() error { return s.ln.Close() }
