@@ -69,7 +69,7 @@ func (c *Config) readPolicy(n *yaml.Node) error {
 	if err := top.Decode(&r); err != nil {
 		return fmt.Errorf("tools: %w", err)
 	}
-	c.Policy = Policy{Rule: Rule{Groups: r.Groups, AllowUsers: r.AllowUsers}}
+	c.Policy = Policy{Rule: Rule(r)}
 	if per == nil || per.ShortTag() == "!!null" {
 		return nil
 	}
@@ -89,7 +89,7 @@ func (c *Config) readPolicy(n *yaml.Node) error {
 			errs = append(errs, fmt.Errorf("tools.per_tool.%s: %w", name, err))
 			continue
 		}
-		c.Policy.PerTool[name] = Rule{Groups: r.Groups, AllowUsers: r.AllowUsers}
+		c.Policy.PerTool[name] = Rule(r)
 	}
 	return errors.Join(errs...)
 }
