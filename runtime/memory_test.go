@@ -19,49 +19,10 @@ import (
 	"github.com/airi-go/airi/planner"
 	"github.com/airi-go/airi/prompts"
 	"github.com/airi-go/airi/runtime"
+	"github.com/airi-go/airi/runtime/runtimetest"
 	"github.com/airi-go/airi/state"
 	"github.com/airi-go/airi/state/sqlite"
 )
-
-// memModel answers from per-channel queues and otherwise replies "ok";
-// it keeps every request by channel.
-type memModel struct {
-	mu     sync.Mutex
-	queued map[string][]string
-	reqs   map[string][][]state.ChatMessage
-	n      int
-}
-
-func (m *memModel) Complete(_ context.Context, req planner.Request) (planner.Response, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.reqs == nil {
-		m.reqs = map[string][][]state.ChatMessage{}
-	}
-	m.reqs[req.ChannelID] = append(m.reqs[req.ChannelID], req.Messages)
-	m.n++
-	answer := sendAnswer(req.ChannelID, fmt.Sprintf("ok %d", m.n))
-	if q := m.queued[req.ChannelID]; len(q) > 0 {
-		answer, m.queued[req.ChannelID] = q[0], q[1:]
-	}
-	return planner.Response{Content: answer, Attempts: 1}, nil
-}
-
-func (m *memModel) queue(ch string, answers ...string) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.queued == nil {
-		m.queued = map[string][]string{}
-	}
-	m.queued[ch] = append(m.queued[ch], answers...)
-}
-
-// requests returns the requests of a channel so far.
-func (m *memModel) requests(ch string) [][]state.ChatMessage {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return append([][]state.ChatMessage(nil), m.reqs[ch]...)
-}
 
 // stepClock moves only when the test moves it.
 type stepClock struct {
@@ -94,10 +55,6 @@ func (a *numberingAdapter) Send(_ context.Context, _ state.Outgoing) (string, er
 	return strconv.Itoa(a.next), nil
 }
 
-func sendAnswer(ch, content string) string {
-	return fmt.Sprintf(`{"action":"send_message","channelId":%q,"content":%q}`, ch, content)
-}
-
 // memBot is the bot on a SQLite file, driven by hand.
 type memBot struct {
 	t     *testing.T
@@ -110,7 +67,7 @@ type memBot struct {
 
 // openMemBot builds the bot with the default settings and no pause
 // between calls; set, when not nil, changes more.
-func openMemBot(t *testing.T, db string, clock *stepClock, model *memModel, ids *int, set func(*runtime.Config)) *memBot {
+func openMemBot(t *testing.T, db string, clock *stepClock, model *runtimetest.Model, ids *int, set func(*runtime.Config)) *memBot {
 	t.Helper()
 	ctx := context.Background()
 	cfg := runtime.Defaults()
@@ -169,34 +126,6 @@ var (
 	memOther = state.Channel{ID: "-100888", Platform: "telegram", Group: true, Title: "Elsewhere"}
 )
 
-// last is the text of the channel's last request.
-func (m *memModel) last(t *testing.T, ch string) string {
-	t.Helper()
-	rs := m.requests(ch)
-	if len(rs) == 0 {
-		t.Fatalf("no request for %s", ch)
-	}
-	return joinRequest(rs[len(rs)-1])
-}
-
-func joinRequest(msgs []state.ChatMessage) string {
-	var b strings.Builder
-	for _, m := range msgs {
-		b.WriteString(m.Content)
-		b.WriteByte('\n')
-	}
-	return b.String()
-}
-
-func contains(t *testing.T, what, req string, want bool, parts ...string) {
-	t.Helper()
-	for _, p := range parts {
-		if strings.Contains(req, p) != want {
-			t.Errorf("%s: contains %q = %v, want %v", what, p, !want, want)
-		}
-	}
-}
-
 // TestMemoryAcceptance plays the bot's part of the memory contract: a
 // fact told in a direct chat is there 40 messages later and after a
 // restart, never in a group unless shareable and its person is in the
@@ -207,11 +136,11 @@ func contains(t *testing.T, what, req string, want bool, parts ...string) {
 func TestMemoryAcceptance(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "airi.db")
 	clock := &stepClock{t: time.Date(2026, 3, 14, 20, 0, 0, 0, time.UTC)}
-	model := &memModel{}
+	model := &runtimetest.Model{}
 	ids := 0
 	b := openMemBot(t, db, clock, model, &ids, nil)
 
-	model.queue(memDM.ID, `{"action":"remember","scope":"user","content":"Ada is vegetarian"}`)
+	model.Queue(memDM.ID, `{"action":"remember","scope":"user","content":"Ada is vegetarian"}`)
 	b.say(memDM, "Ada", "I'm vegetarian, by the way")
 	ns := b.notes()
 	if len(ns) != 1 || ns[0].Subject != "ada" || ns[0].Shareable || ns[0].Tick == 0 {
@@ -220,23 +149,23 @@ func TestMemoryAcceptance(t *testing.T) {
 	for i := range 40 {
 		b.say(memDM, "Ada", fmt.Sprintf("message %d", i))
 	}
-	last := model.last(t, memDM.ID)
-	contains(t, "direct chat 40 messages later", last, true, "Ada is vegetarian")
-	contains(t, "direct chat 40 messages later", last, false, "by the way")
+	last := model.Last(t, memDM.ID)
+	runtimetest.Contains(t, "direct chat 40 messages later", last, true, "Ada is vegetarian")
+	runtimetest.Contains(t, "direct chat 40 messages later", last, false, "by the way")
 
-	model.queue(memGroup.ID, `{"action":"remember","scope":"channel","content":"quiz night is on fridays"}`)
+	model.Queue(memGroup.ID, `{"action":"remember","scope":"channel","content":"quiz night is on fridays"}`)
 	b.say(memGroup, "Bo", "quiz night is fridays now, juni")
 	b.say(memGroup, "Ada", "hi all")
-	model.queue(memDM.ID, `{"action":"remember","scope":"user","content":"Ada plays the cello","shareable":true}`)
+	model.Queue(memDM.ID, `{"action":"remember","scope":"user","content":"Ada plays the cello","shareable":true}`)
 	b.say(memDM, "Ada", "I play the cello, you can tell anyone")
 	b.say(memGroup, "Ada", "anyone for a concert?")
-	contains(t, "group with Ada in its window", model.last(t, memGroup.ID), true, "Ada plays the cello", "quiz night is on fridays")
+	runtimetest.Contains(t, "group with Ada in its window", model.Last(t, memGroup.ID), true, "Ada plays the cello", "quiz night is on fridays")
 	b.say(memOther, "Bo", "hello other group")
-	contains(t, "group without Ada", model.last(t, memOther.ID), false, "cello", "quiz night")
-	contains(t, "direct chat", model.last(t, memDM.ID), false, "quiz night")
+	runtimetest.Contains(t, "group without Ada", model.Last(t, memOther.ID), false, "cello", "quiz night")
+	runtimetest.Contains(t, "direct chat", model.Last(t, memDM.ID), false, "quiz night")
 	for _, ch := range []string{memGroup.ID, memOther.ID} {
-		for i, req := range model.requests(ch) {
-			if strings.Contains(joinRequest(req), "Ada is vegetarian") {
+		for i, req := range model.Requests(ch) {
+			if strings.Contains(runtimetest.JoinRequest(req), "Ada is vegetarian") {
 				t.Errorf("request %d of group %s shows the private note", i, ch)
 			}
 		}
@@ -250,9 +179,9 @@ func TestMemoryAcceptance(t *testing.T) {
 		{`{"action":"remember","scope":"global","content":"` + strings.Repeat("long ", 101) + `"}`, "remember.content must be at most 500 characters"},
 		{`{"action":"remember","scope":"user","about":"Zed","content":"Zed likes tea"}`, `nothing remembered: no one called "Zed"`},
 	} {
-		model.queue(memDM.ID, tt.answer)
+		model.Queue(memDM.ID, tt.answer)
 		b.say(memDM, "Ada", "noted?")
-		rs := model.requests(memDM.ID)
+		rs := model.Requests(memDM.ID)
 		// The answer's result is in the state message of the next call.
 		if got := rs[len(rs)-1][len(rs[len(rs)-1])-1].Content; !strings.Contains(got, tt.result) {
 			t.Errorf("after %s the model was told:\n%s\nwant %q", tt.answer, got, tt.result)
@@ -266,7 +195,7 @@ func TestMemoryAcceptance(t *testing.T) {
 	b.close()
 	b = openMemBot(t, db, clock, model, &ids, nil)
 	b.say(memDM, "Ada", "morning")
-	contains(t, "direct chat after a restart", model.last(t, memDM.ID), true, "Ada is vegetarian", "Ada plays the cello")
+	runtimetest.Contains(t, "direct chat after a restart", model.Last(t, memDM.ID), true, "Ada is vegetarian", "Ada plays the cello")
 
 	// A deleted note is gone from the next request.
 	for _, n := range b.notes() {
@@ -277,17 +206,17 @@ func TestMemoryAcceptance(t *testing.T) {
 		}
 	}
 	b.say(memDM, "Ada", "still there?")
-	contains(t, "after deleting the note", model.last(t, memDM.ID), false, "Ada is vegetarian")
-	contains(t, "after deleting the note", model.last(t, memDM.ID), true, "Ada plays the cello")
+	runtimetest.Contains(t, "after deleting the note", model.Last(t, memDM.ID), false, "Ada is vegetarian")
+	runtimetest.Contains(t, "after deleting the note", model.Last(t, memDM.ID), true, "Ada plays the cello")
 
 	// A forgotten person's notes and messages are gone.
 	if f, err := b.store.ForgetUser(b.ctx, "ada"); err != nil || f.Notes != 1 || !slices.Contains(f.Channels, memDM.ID) {
 		t.Fatalf("forget ada: %+v, %v", f, err)
 	}
 	b.say(memGroup, "Bo", "where did everyone go")
-	last = model.last(t, memGroup.ID)
-	contains(t, "group after forgetting Ada", last, false, "cello", "anyone for a concert", "hi all")
-	contains(t, "group after forgetting Ada", last, true, "quiz night is on fridays", "where did everyone go")
+	last = model.Last(t, memGroup.ID)
+	runtimetest.Contains(t, "group after forgetting Ada", last, false, "cello", "anyone for a concert", "hi all")
+	runtimetest.Contains(t, "group after forgetting Ada", last, true, "quiz night is on fridays", "where did everyone go")
 	if h, _, err := b.store.History(b.ctx, memDM.ID, 0); err != nil || len(h) != 0 {
 		t.Errorf("direct chat history after forget: %d messages, %v", len(h), err)
 	}
@@ -334,7 +263,7 @@ func memoryChat(t *testing.T, promptsDir string, changes bool) [][]state.ChatMes
 	t.Helper()
 	db := filepath.Join(t.TempDir(), "airi.db")
 	clock := &stepClock{t: time.Date(2026, 3, 14, 20, 0, 0, 0, time.UTC)}
-	model := &memModel{}
+	model := &runtimetest.Model{}
 	ids := 0
 	b := openMemBot(t, db, clock, model, &ids, func(c *runtime.Config) { c.PromptsDir = promptsDir })
 	defer b.close()
@@ -351,7 +280,7 @@ func memoryChat(t *testing.T, promptsDir string, changes bool) [][]state.ChatMes
 	}
 	for i := range 60 {
 		if a, ok := script[i]; ok && changes {
-			model.queue(memDM.ID, a)
+			model.Queue(memDM.ID, a)
 		}
 		b.say(memDM, "Ada", fmt.Sprintf("message %d: %s", i, strings.Repeat("tides and tea ", 1+i%4)))
 	}
@@ -360,7 +289,7 @@ func memoryChat(t *testing.T, promptsDir string, changes bool) [][]state.ChatMes
 			t.Fatalf("notes: %+v", ns)
 		}
 	}
-	return model.requests(memDM.ID)
+	return model.Requests(memDM.ID)
 }
 
 // writeLongPersona writes a persona as long as the reference bot's

@@ -7,77 +7,18 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest"
 
-	"github.com/airi-go/airi/planner"
 	"github.com/airi-go/airi/prompts"
 	"github.com/airi-go/airi/runtime"
+	"github.com/airi-go/airi/runtime/runtimetest"
 	"github.com/airi-go/airi/state"
 	"github.com/airi-go/airi/state/sqlite"
 )
-
-// memModel answers from per-channel queues and otherwise replies "ok";
-// it keeps every request by channel.
-type memModel struct {
-	mu     sync.Mutex
-	queued map[string][]string
-	reqs   map[string][][]state.ChatMessage
-	n      int
-}
-
-func (m *memModel) Complete(_ context.Context, req planner.Request) (planner.Response, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.reqs == nil {
-		m.reqs = map[string][][]state.ChatMessage{}
-	}
-	m.reqs[req.ChannelID] = append(m.reqs[req.ChannelID], req.Messages)
-	m.n++
-	answer := sendAnswer(req.ChannelID, fmt.Sprintf("ok %d", m.n))
-	if q := m.queued[req.ChannelID]; len(q) > 0 {
-		answer, m.queued[req.ChannelID] = q[0], q[1:]
-	}
-	return planner.Response{Content: answer, Attempts: 1}, nil
-}
-
-func (m *memModel) queue(ch string, answers ...string) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.queued == nil {
-		m.queued = map[string][]string{}
-	}
-	m.queued[ch] = append(m.queued[ch], answers...)
-}
-
-// requests returns the requests of a channel so far.
-func (m *memModel) requests(ch string) [][]state.ChatMessage {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return append([][]state.ChatMessage(nil), m.reqs[ch]...)
-}
-
-func (m *memModel) last(t *testing.T, ch string) string {
-	t.Helper()
-	rs := m.requests(ch)
-	if len(rs) == 0 {
-		t.Fatalf("no request for %s", ch)
-	}
-	return joinRequest(rs[len(rs)-1])
-}
-
-func joinRequest(msgs []state.ChatMessage) string {
-	var b strings.Builder
-	for _, m := range msgs {
-		b.WriteString(m.Content)
-		b.WriteByte('\n')
-	}
-	return b.String()
-}
 
 // memBot is the real runtime on a SQLite file, driven by hand.
 type memBot struct {
@@ -85,13 +26,13 @@ type memBot struct {
 	ctx   context.Context
 	db    string
 	clock *recClock
-	model *memModel
+	model *runtimetest.Model
 	rt    *runtime.Bot
 	store *sqlite.Store
 	ids   *int
 }
 
-func openMemBot(t *testing.T, db string, clock *recClock, model *memModel, ids *int, env ...string) *memBot {
+func openMemBot(t *testing.T, db string, clock *recClock, model *runtimetest.Model, ids *int, env ...string) *memBot {
 	t.Helper()
 	ctx := context.Background()
 	vars := map[string]string{"AIRI_CONTINUE_DELAY": "0s"}
@@ -169,15 +110,6 @@ var (
 	memGroup = state.Channel{ID: "-100777", Platform: "telegram", Group: true, Title: "Harbour"}
 )
 
-func contains(t *testing.T, what, req string, want bool, parts ...string) {
-	t.Helper()
-	for _, p := range parts {
-		if strings.Contains(req, p) != want {
-			t.Errorf("%s: contains %q = %v, want %v", what, p, !want, want)
-		}
-	}
-}
-
 // TestMemoryCommandsOnTheBot runs the operator's memory commands against
 // the database of a bot between its steps: airi memory delete and airi
 // forget --user take effect on the bot's next request. (The rest of the
@@ -185,19 +117,19 @@ func contains(t *testing.T, what, req string, want bool, parts ...string) {
 func TestMemoryCommandsOnTheBot(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "airi.db")
 	clock := &recClock{t: time.Date(2026, 3, 14, 20, 0, 0, 0, time.UTC)}
-	model := &memModel{}
+	model := &runtimetest.Model{}
 	ids := 0
 	b := openMemBot(t, db, clock, model, &ids)
 
-	model.queue(memDM.ID, `{"action":"remember","scope":"user","content":"Ada is vegetarian"}`)
+	model.Queue(memDM.ID, `{"action":"remember","scope":"user","content":"Ada is vegetarian"}`)
 	b.say(memDM, "Ada", "I'm vegetarian, by the way")
-	model.queue(memGroup.ID, `{"action":"remember","scope":"channel","content":"quiz night is on fridays"}`)
+	model.Queue(memGroup.ID, `{"action":"remember","scope":"channel","content":"quiz night is on fridays"}`)
 	b.say(memGroup, "Bo", "quiz night is fridays now, juni")
 	b.say(memGroup, "Ada", "hi all")
-	model.queue(memDM.ID, `{"action":"remember","scope":"user","content":"Ada plays the cello","shareable":true}`)
+	model.Queue(memDM.ID, `{"action":"remember","scope":"user","content":"Ada plays the cello","shareable":true}`)
 	b.say(memDM, "Ada", "I play the cello, you can tell anyone")
 	b.say(memGroup, "Ada", "anyone for a concert?")
-	contains(t, "group with Ada in its window", model.last(t, memGroup.ID), true, "Ada plays the cello", "quiz night is on fridays")
+	runtimetest.Contains(t, "group with Ada in its window", model.Last(t, memGroup.ID), true, "Ada plays the cello", "quiz night is on fridays")
 
 	// airi memory delete removes the note from the next request.
 	var veg int64
@@ -211,8 +143,8 @@ func TestMemoryCommandsOnTheBot(t *testing.T) {
 		t.Fatalf("memory delete: %d %q %q", code, out, errOut)
 	}
 	b.say(memDM, "Ada", "still there?")
-	contains(t, "after memory delete", model.last(t, memDM.ID), false, "Ada is vegetarian")
-	contains(t, "after memory delete", model.last(t, memDM.ID), true, "Ada plays the cello")
+	runtimetest.Contains(t, "after memory delete", model.Last(t, memDM.ID), false, "Ada is vegetarian")
+	runtimetest.Contains(t, "after memory delete", model.Last(t, memDM.ID), true, "Ada plays the cello")
 
 	// airi forget --user removes the person's notes and messages.
 	out, errOut, code = b.airi("forget", "--user", "ada")
@@ -220,9 +152,9 @@ func TestMemoryCommandsOnTheBot(t *testing.T) {
 		t.Fatalf("forget --user: %d %q %q", code, out, errOut)
 	}
 	b.say(memGroup, "Bo", "where did everyone go")
-	last := model.last(t, memGroup.ID)
-	contains(t, "group after forget --user", last, false, "cello", "anyone for a concert", "hi all")
-	contains(t, "group after forget --user", last, true, "quiz night is on fridays", "where did everyone go")
+	last := model.Last(t, memGroup.ID)
+	runtimetest.Contains(t, "group after forget --user", last, false, "cello", "anyone for a concert", "hi all")
+	runtimetest.Contains(t, "group after forget --user", last, true, "quiz night is on fridays", "where did everyone go")
 	if h, _, err := b.store.History(b.ctx, memDM.ID, 0); err != nil || len(h) != 0 {
 		t.Errorf("direct chat history after forget: %d messages, %v", len(h), err)
 	}

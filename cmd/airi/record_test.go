@@ -21,6 +21,7 @@ import (
 	"github.com/airi-go/airi/planner"
 	"github.com/airi-go/airi/prompts"
 	"github.com/airi-go/airi/runtime"
+	"github.com/airi-go/airi/runtime/runtimetest"
 	"github.com/airi-go/airi/scheduler"
 	"github.com/airi-go/airi/scheduler/attention"
 	"github.com/airi-go/airi/state"
@@ -270,10 +271,6 @@ func (r *recording) export() []byte {
 	return b.Bytes()
 }
 
-func sendAnswer(ch, content string) string {
-	return fmt.Sprintf(`{"action":"send_message","channelId":%q,"content":%q}`, ch, content)
-}
-
 const continueAnswer = `{"action":"continue"}`
 
 func millis(n int) time.Duration { return time.Duration(n) * time.Millisecond }
@@ -288,12 +285,12 @@ func sessionScripts() []sessionScript {
 			file: "direct-chat.jsonl", attention: attention.ModeAll, channel: con, start: day,
 			steps: []scriptStep{
 				// A send ends the turn: one call per reply.
-				{answer: sendAnswer("console", "on shift, kettle on. quiet so far, just the 22:00 ferry to check in. you?"), latency: millis(1400)},
+				{answer: runtimetest.SendAnswer("console", "on shift, kettle on. quiet so far, just the 22:00 ferry to check in. you?"), latency: millis(1400)},
 				// Asking for more with "then": "next", then ending the turn.
 				{answer: `{"action":"send_message","parameters":{"channelId":"console","content":"clear till midnight, then fog off the point. two moths on the antenna mast, which is a lot for march.","then":"next"},"reasoning":"they asked about the logbook; tonight's entry is short"}`, latency: millis(1900)},
 				{answer: continueAnswer, latency: millis(500)},
-				{answer: sendAnswer("console", "assam, strong enough to stand a spoon in. no sugar, obviously."), latency: millis(1200)},
-				{answer: sendAnswer("console", "night. I'll log you as a clear sky."), latency: millis(1100)},
+				{answer: runtimetest.SendAnswer("console", "assam, strong enough to stand a spoon in. no sugar, obviously."), latency: millis(1200)},
+				{answer: runtimetest.SendAnswer("console", "night. I'll log you as a clear sky."), latency: millis(1100)},
 			},
 			play: func(r *recording) {
 				r.say(scriptLine{from: "you", text: "hey juni, you on shift tonight?"})
@@ -311,7 +308,7 @@ func sessionScripts() []sessionScript {
 			steps: []scriptStep{
 				{answer: `{"action":"send_message","channelId":"-1001234567890","content":"saw it. kp 5 after midnight, north of the harbour if the fog holds off. tomas, the printer can wait.","replyTo":"103"}`, latency: millis(2100)},
 				{answer: continueAnswer, latency: millis(650)},
-				{answer: sendAnswer("-1001234567890", "fog? the date, the time, and \"fog\". the log has been saying fog since tuesday."), latency: millis(1500)},
+				{answer: runtimetest.SendAnswer("-1001234567890", "fog? the date, the time, and \"fog\". the log has been saying fog since tuesday."), latency: millis(1500)},
 			},
 			play: func(r *recording) {
 				// A burst read together: four messages inside the debounce.
@@ -342,7 +339,7 @@ func sessionScripts() []sessionScript {
 				{answer: `{"name": "send_message", "arguments": "{\"channelId\": \"4417\", \"content\": \"westerly, force 5 gusting 6. hold on to your hat.\"}"}`, latency: millis(1300)},
 				{answer: "{action: continue} // done here", latency: millis(500)},
 				{answer: `{"action":"wave","channelId":"4417"}`, latency: millis(600)},
-				{answer: sendAnswer("4417", "any time. stay dry."), latency: millis(900)},
+				{answer: runtimetest.SendAnswer("4417", "any time. stay dry."), latency: millis(900)},
 				{answer: `{"action":"continue"`, latency: millis(400)},
 			},
 			play: func(r *recording) {
@@ -361,9 +358,9 @@ func sessionScripts() []sessionScript {
 				// Rui's second message cancels the first call; the wake plans again with both.
 				{interrupt: true, during: []scriptLine{{after: millis(800), from: "Rui", text: "are you there"}}},
 				// The third arrives while the model decides: the send is held back.
-				{answer: sendAnswer("412345678", "here. what's up?"), latency: millis(1500),
+				{answer: runtimetest.SendAnswer("412345678", "here. what's up?"), latency: millis(1500),
 					during: []scriptLine{{after: millis(900), from: "Rui", text: "need the first ferry time for tomorrow"}}},
-				{answer: sendAnswer("412345678", "first boat out is 06:10, then every 40 minutes till noon."), latency: millis(1600)},
+				{answer: runtimetest.SendAnswer("412345678", "first boat out is 06:10, then every 40 minutes till noon."), latency: millis(1600)},
 				{answer: continueAnswer, latency: millis(500)},
 			},
 			play: func(r *recording) {
@@ -375,9 +372,9 @@ func sessionScripts() []sessionScript {
 			file: "sleep-woken.jsonl", attention: attention.ModeAll, turn: scheduler.TurnContinue, start: day.Add(4 * time.Hour), firstID: 0,
 			channel: state.Channel{ID: "console", Platform: console.Name, Title: "terminal chat with sam"},
 			steps: []scriptStep{
-				{answer: sendAnswer("console", "go, I'll keep the kettle warm."), latency: millis(1200)},
+				{answer: runtimetest.SendAnswer("console", "go, I'll keep the kettle warm."), latency: millis(1200)},
 				{answer: `{"action":"sleep","duration":600000}`, latency: millis(700)},
-				{answer: sendAnswer("console", "it did: 22:04, four minutes late, nobody overboard."), latency: millis(1400)},
+				{answer: runtimetest.SendAnswer("console", "it did: 22:04, four minutes late, nobody overboard."), latency: millis(1400)},
 				{answer: `{"action":"sleep","duration":120000}`, latency: millis(600)},
 				{answer: continueAnswer, latency: millis(500)},
 			},
@@ -398,15 +395,15 @@ func sessionScripts() []sessionScript {
 			steps: []scriptStep{
 				// A fact worth keeping: remembered, then the reply.
 				{answer: `{"action":"remember","scope":"user","content":"Ada is vegetarian: no fish suppers"}`, latency: millis(1100)},
-				{answer: sendAnswer("512345678", "noted. no fish suppers, then."), latency: millis(1200)},
+				{answer: runtimetest.SendAnswer("512345678", "noted. no fish suppers, then."), latency: millis(1200)},
 				{answer: `{"action":"remember","scope":"user","content":"Ada's cat is called Biscuit","shareable":true}`, latency: millis(900)},
-				{answer: sendAnswer("512345678", "Biscuit. a proper harbour-cat name."), latency: millis(1000)},
+				{answer: runtimetest.SendAnswer("512345678", "Biscuit. a proper harbour-cat name."), latency: millis(1000)},
 				// The fact changed: the note is rewritten by its id.
 				{answer: `{"action":"remember","scope":"user","content":"Ada is vegan: no fish, no dairy","id":"1"}`, latency: millis(1000)},
-				{answer: sendAnswer("512345678", "vegan, logged. oat milk in the tea from now on."), latency: millis(1300)},
+				{answer: runtimetest.SendAnswer("512345678", "vegan, logged. oat milk in the tea from now on."), latency: millis(1300)},
 				// Asked to forget: the note goes.
 				{answer: `{"action":"forget","id":"2"}`, latency: millis(700)},
-				{answer: sendAnswer("512345678", "gone. who's Biscuit?"), latency: millis(900)},
+				{answer: runtimetest.SendAnswer("512345678", "gone. who's Biscuit?"), latency: millis(900)},
 			},
 			play: func(r *recording) {
 				r.say(scriptLine{from: "Ada", text: "juni, for your logbook: I'm vegetarian, so no fish suppers for me"})
