@@ -183,7 +183,7 @@ func TestHistoryTrimsInStableBlocks(t *testing.T) {
 				t.Errorf("tick %d: window starts at message %d, not on a block boundary", i, id)
 			}
 		}
-		if len(prev) > 2 && len(p.Messages) > 2 && prev[1] == p.Messages[1] {
+		if len(prev) > 2 && len(p.Messages) > 2 && prev[1].Equal(p.Messages[1]) {
 			shared++
 		}
 		prev = p.Messages

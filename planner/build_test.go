@@ -225,10 +225,10 @@ func TestSystemStableAcrossTicks(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if first.Messages[0] != second.Messages[0] {
+			if !first.Messages[0].Equal(second.Messages[0]) {
 				t.Fatalf("system message changed between ticks:\n--- first\n%s\n--- second\n%s", first.Messages[0].Content, second.Messages[0].Content)
 			}
-			if first.Messages[len(first.Messages)-1] == second.Messages[len(second.Messages)-1] {
+			if first.Messages[len(first.Messages)-1].Equal(second.Messages[len(second.Messages)-1]) {
 				t.Fatal("state message did not change between ticks")
 			}
 			// A fresh builder (a restart) renders the same bytes too.
@@ -236,7 +236,7 @@ func TestSystemStableAcrossTicks(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if third.Messages[0] != first.Messages[0] {
+			if !third.Messages[0].Equal(first.Messages[0]) {
 				t.Fatal("system message differs after a restart")
 			}
 			// A change of the channel's facts does change it.
@@ -246,7 +246,7 @@ func TestSystemStableAcrossTicks(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if group && fourth.Messages[0] == first.Messages[0] {
+			if group && fourth.Messages[0].Equal(first.Messages[0]) {
 				t.Fatal("system message did not follow the channel's new title")
 			}
 		})

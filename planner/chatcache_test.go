@@ -74,7 +74,7 @@ func TestSystemStableAfterItsCacheIsGone(t *testing.T) {
 		t.Fatalf("%d messages, first %d", len(again.Messages), len(first.Messages))
 	}
 	for i := range first.Messages[:len(first.Messages)-1] {
-		if again.Messages[i] != first.Messages[i] {
+		if !again.Messages[i].Equal(first.Messages[i]) {
 			t.Errorf("message %d changed once the cache was gone:\n--- first\n%s\n--- again\n%s", i, first.Messages[i].Content, again.Messages[i].Content)
 		}
 	}

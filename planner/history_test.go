@@ -117,7 +117,7 @@ func TestHistoryTurn(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := historyTurn(tt.msg, "-100"); got != tt.want {
+			if got := historyTurn(tt.msg, "-100"); !got.Equal(tt.want) {
 				t.Errorf("got  %#v\nwant %#v", got, tt.want)
 			}
 		})

@@ -44,6 +44,9 @@ type Message struct {
 	// Changed is when the latest edit or the deletion arrived (zero:
 	// never changed).
 	Changed time.Time `json:"changed,omitempty"`
+	// Media are the message's attachments (a photo, a sticker, a voice
+	// note, files); Content is their caption.
+	Media []Media `json:"media,omitempty"`
 }
 
 // MaxContentBytes bounds a stored message; longer incoming text is cut by
@@ -61,6 +64,14 @@ func (m Message) Validate() error {
 	}
 	if len(m.Content) > MaxContentBytes {
 		errs = append(errs, fmt.Errorf("message: content of %d bytes exceeds %d", len(m.Content), MaxContentBytes))
+	}
+	if len(m.Media) > MaxMediaPerMessage {
+		errs = append(errs, fmt.Errorf("message: %d attachments exceed %d", len(m.Media), MaxMediaPerMessage))
+	}
+	for i, md := range m.Media {
+		if err := md.Validate(); err != nil {
+			errs = append(errs, fmt.Errorf("message: attachment %d: %w", i, err))
+		}
 	}
 	return errors.Join(errs...)
 }

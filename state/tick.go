@@ -9,6 +9,22 @@ import (
 type ChatMessage struct {
 	Role    string `json:"role"`
 	Content string `json:"content"`
+	// Images go with the text as image parts (media shown inline).
+	Images []Image `json:"images,omitempty"`
+}
+
+// Equal says m and o would reach the model alike: same role, text and
+// images (by type and hash).
+func (m ChatMessage) Equal(o ChatMessage) bool {
+	if m.Role != o.Role || m.Content != o.Content || len(m.Images) != len(o.Images) {
+		return false
+	}
+	for i, img := range m.Images {
+		if img.Mime != o.Images[i].Mime || img.Hash != o.Images[i].Hash {
+			return false
+		}
+	}
+	return true
 }
 
 // Usage counts the tokens of one model call.

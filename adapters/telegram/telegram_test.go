@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"sort"
 	"strconv"
 	"strings"
@@ -34,7 +35,7 @@ func TestReceiveAndReplyPrivate(t *testing.T) {
 		ChannelID: "501", PlatformID: "1", SenderID: "telegram:501", SenderName: "Ann Lee",
 		Content: "hello there", Time: time.Unix(posted.Date, 0).UTC(),
 	}
-	if got != want {
+	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("delivered\n%+v\nwant\n%+v", got, want)
 	}
 	ch := inbox.channel("501")

@@ -73,7 +73,7 @@ func stable(prev, cur []state.ChatMessage, tokens int) int {
 // the section of now that holds it.
 func firstDiff(rec, now []state.ChatMessage, sections []state.Section) string {
 	m := 0
-	for m < len(rec) && m < len(now) && rec[m] == now[m] {
+	for m < len(rec) && m < len(now) && rec[m].Equal(now[m]) {
 		m++
 	}
 	switch {
