@@ -155,6 +155,8 @@ type Store interface {
 	Edits
 	// Reminders keeps the chats' reminders.
 	Reminders
+	// MediaCache keeps fetched files and what was made of them.
+	MediaCache
 
 	// Close releases the store.
 	Close() error

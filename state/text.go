@@ -27,6 +27,15 @@ func (m Message) Clean() Message {
 	m.SenderName = CleanText(m.SenderName)
 	m.Content = CleanText(m.Content)
 	m.ReplyTo = CleanText(m.ReplyTo)
+	if len(m.Media) > 0 {
+		// The caller's slice stays as it was.
+		media := make([]Media, len(m.Media))
+		for i, md := range m.Media {
+			md.Name, md.Emoji, md.Set, md.Text = CleanText(md.Name), CleanText(md.Emoji), CleanText(md.Set), CleanText(md.Text)
+			media[i] = md
+		}
+		m.Media = media
+	}
 	return m
 }
 

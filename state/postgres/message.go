@@ -11,19 +11,23 @@ import (
 	"github.com/airi-go/airi/state"
 )
 
-const messageCols = `id, channel_id, platform_id, sender_id, sender_name, self, content, reply_to, mentioned, time, read, reply_to_self, from_bot, decision, edited, previous, deleted, changed`
+const messageCols = `id, channel_id, platform_id, sender_id, sender_name, self, content, reply_to, mentioned, time, read, reply_to_self, from_bot, decision, edited, previous, deleted, changed, media`
 
 func scanMessage(sc pgx.Row) (state.Message, error) {
 	var (
 		m       state.Message
 		t       time.Time
 		changed *time.Time
+		media   string
 	)
 	err := sc.Scan(&m.ID, &m.ChannelID, &m.PlatformID, &m.SenderID, &m.SenderName, &m.Self,
 		&m.Content, &m.ReplyTo, &m.Mentioned, &t, &m.Read, &m.ReplyToSelf, &m.FromBot, &m.Decision,
-		&m.Edited, &m.Previous, &m.Deleted, &changed)
+		&m.Edited, &m.Previous, &m.Deleted, &changed, &media)
 	m.Time = t.UTC()
 	m.Changed = decTS(changed)
+	if err == nil {
+		m.Media, err = decodeMedia(media)
+	}
 	return m, err
 }
 
@@ -60,12 +64,13 @@ func ingestable(msg state.Message) state.Message {
 // ingestIn stores msg, normalized by Ingest, in tx and notifies the
 // replicas of a new message from someone else.
 func (s *Store) ingestIn(ctx context.Context, tx pgx.Tx, msg state.Message) (state.Message, bool, error) {
-	err := tx.QueryRow(ctx, `INSERT INTO messages (channel_id, platform_id, sender_id, sender_name, self, content, reply_to, mentioned, time, read, reply_to_self, from_bot, decision)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+	err := tx.QueryRow(ctx, `INSERT INTO messages (channel_id, platform_id, sender_id, sender_name, self, content, reply_to, mentioned, time, read, reply_to_self, from_bot, decision, media)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
 ON CONFLICT (channel_id, platform_id) WHERE platform_id <> '' DO NOTHING
 RETURNING id`,
 		msg.ChannelID, msg.PlatformID, msg.SenderID, msg.SenderName, msg.Self,
 		msg.Content, msg.ReplyTo, msg.Mentioned, msg.Time, msg.Read, msg.ReplyToSelf, msg.FromBot, msg.Decision,
+		mediaJSON(msg.Media),
 	).Scan(&msg.ID)
 	if err == nil {
 		if !msg.Self {
@@ -166,7 +171,7 @@ func (s *Store) SetDecision(ctx context.Context, ids []int64, decision string) e
 func (s *Store) History(ctx context.Context, channelID string, limit int) ([]state.Message, int, error) {
 	rows, err := s.pool.Query(ctx, `SELECT t.total, m.id, m.channel_id, m.platform_id, m.sender_id, m.sender_name,
 	m.self, m.content, m.reply_to, m.mentioned, m.time, m.read, m.reply_to_self, m.from_bot, m.decision,
-	m.edited, m.previous, m.changed
+	m.edited, m.previous, m.changed, m.media
 FROM (SELECT coalesce((SELECT n FROM history_counts WHERE channel_id = $1), 0) AS total) t
 LEFT JOIN LATERAL (SELECT `+messageCols+` FROM messages
 	WHERE channel_id = $1 AND read AND NOT deleted ORDER BY id DESC LIMIT $2) m ON true`, channelID, limitArg(limit))
@@ -182,21 +187,26 @@ LEFT JOIN LATERAL (SELECT `+messageCols+` FROM messages
 		var (
 			id                                    *int64
 			ch, pid, sid, sname, content, replyTo *string
-			decision, previous                    *string
+			decision, previous, media             *string
 			self, mentioned, read, rts, bot       *bool
 			edited                                *bool
 			changed                               *time.Time
 			t                                     *time.Time
 		)
-		if err := rows.Scan(&total, &id, &ch, &pid, &sid, &sname, &self, &content, &replyTo, &mentioned, &t, &read, &rts, &bot, &decision, &edited, &previous, &changed); err != nil {
+		if err := rows.Scan(&total, &id, &ch, &pid, &sid, &sname, &self, &content, &replyTo, &mentioned, &t, &read, &rts, &bot, &decision, &edited, &previous, &changed, &media); err != nil {
 			return nil, 0, fmt.Errorf("history of %q: %w", channelID, err)
 		}
 		if id == nil {
 			continue // a channel without history: the count's row alone
 		}
+		attached, err := decodeMedia(*media)
+		if err != nil {
+			return nil, 0, fmt.Errorf("history of %q: message %d: %w", channelID, *id, err)
+		}
 		msgs = append(msgs, state.Message{ID: *id, ChannelID: *ch, PlatformID: *pid, SenderID: *sid, SenderName: *sname,
 			Self: *self, Content: *content, ReplyTo: *replyTo, Mentioned: *mentioned, Time: decTS(t), Read: *read,
-			ReplyToSelf: *rts, FromBot: *bot, Decision: *decision, Edited: *edited, Previous: *previous, Changed: decTS(changed)})
+			ReplyToSelf: *rts, FromBot: *bot, Decision: *decision, Edited: *edited, Previous: *previous, Changed: decTS(changed),
+			Media: attached})
 	}
 	if err := rows.Err(); err != nil {
 		return nil, 0, fmt.Errorf("history of %q: %w", channelID, err)

@@ -10,7 +10,7 @@ import (
 	"github.com/airi-go/airi/state"
 )
 
-const messageCols = `id, channel_id, platform_id, sender_id, sender_name, self, content, reply_to, mentioned, time, read, reply_to_self, from_bot, decision, edited, previous, deleted, changed`
+const messageCols = `id, channel_id, platform_id, sender_id, sender_name, self, content, reply_to, mentioned, time, read, reply_to_self, from_bot, decision, edited, previous, deleted, changed, media`
 
 func scanMessage(sc scanner) (state.Message, error) { return scanMessageAnd(sc) }
 
@@ -20,11 +20,17 @@ func scanMessageAnd(sc scanner, extra ...any) (state.Message, error) {
 	var (
 		m          state.Message
 		t, changed int64
+		media      string
 	)
-	dest := append(make([]any, 0, 18+len(extra)), &m.ID, &m.ChannelID, &m.PlatformID, &m.SenderID, &m.SenderName, &m.Self,
+	dest := append(make([]any, 0, 19+len(extra)), &m.ID, &m.ChannelID, &m.PlatformID, &m.SenderID, &m.SenderName, &m.Self,
 		&m.Content, &m.ReplyTo, &m.Mentioned, &t, &m.Read, &m.ReplyToSelf, &m.FromBot, &m.Decision,
-		&m.Edited, &m.Previous, &m.Deleted, &changed)
+		&m.Edited, &m.Previous, &m.Deleted, &changed, &media)
 	err := sc.Scan(append(dest, extra...)...)
+	if err == nil && media != "" {
+		if err = json.Unmarshal([]byte(media), &m.Media); err != nil {
+			err = fmt.Errorf("decode attachments of message %d: %w", m.ID, err)
+		}
+	}
 	m.Time = decTime(t)
 	if changed != 0 {
 		m.Changed = decTime(changed)
@@ -38,8 +44,8 @@ func scanMessages(rows *sql.Rows, err error) ([]state.Message, error) {
 }
 
 const (
-	ingestInsertSQL = `INSERT INTO messages (channel_id, platform_id, sender_id, sender_name, self, content, reply_to, mentioned, time, read, reply_to_self, from_bot, decision)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+	ingestInsertSQL = `INSERT INTO messages (channel_id, platform_id, sender_id, sender_name, self, content, reply_to, mentioned, time, read, reply_to_self, from_bot, decision, media)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 ON CONFLICT DO NOTHING`
 	ingestExistingSQL = `SELECT ` + messageCols + ` FROM messages
 WHERE channel_id = ? AND platform_id = ? AND platform_id <> ''`
@@ -107,7 +113,7 @@ func (s *Store) ingestTx(ctx context.Context, tx *sql.Tx, msg state.Message) (st
 	id, inserted, err := s.txInsert(ctx, tx, ingestInsertSQL,
 		msg.ChannelID, msg.PlatformID, msg.SenderID, msg.SenderName, boolInt(msg.Self),
 		msg.Content, msg.ReplyTo, boolInt(msg.Mentioned), encTime(msg.Time), boolInt(msg.Read),
-		boolInt(msg.ReplyToSelf), boolInt(msg.FromBot), msg.Decision)
+		boolInt(msg.ReplyToSelf), boolInt(msg.FromBot), msg.Decision, mediaJSON(msg.Media))
 	if err != nil {
 		return msg, false, err
 	}

@@ -308,6 +308,23 @@ CREATE TABLE reminders (
 CREATE INDEX reminders_due ON reminders (due, id) WHERE state = 'pending';
 CREATE INDEX reminders_channel ON reminders (channel_id, state);
 `,
+	// 17: a message's attachments, and what was made of each fetched
+	// file, under the platform's file id.
+	`
+ALTER TABLE messages ADD COLUMN media TEXT NOT NULL DEFAULT '';
+CREATE TABLE media (
+	key     TEXT PRIMARY KEY,
+	kind    TEXT NOT NULL,
+	mime    TEXT NOT NULL DEFAULT '',
+	hash    TEXT NOT NULL DEFAULT '',
+	text    TEXT NOT NULL DEFAULT '',
+	tokens  INTEGER NOT NULL DEFAULT 0,
+	size    INTEGER NOT NULL DEFAULT 0,
+	data    BLOB,
+	created INTEGER NOT NULL
+);
+CREATE INDEX media_hash ON media (hash) WHERE data IS NOT NULL;
+`,
 }
 
 // SchemaVersion is the schema version this build creates and understands.
