@@ -208,7 +208,7 @@ func (c *Client) Complete(ctx context.Context, req planner.Request) (planner.Res
 func (c *Client) request(req planner.Request) goopenai.ChatCompletionRequest {
 	msgs := make([]goopenai.ChatCompletionMessage, len(req.Messages))
 	for i, m := range req.Messages {
-		msgs[i] = goopenai.ChatCompletionMessage{Role: m.Role, Content: m.Content}
+		msgs[i] = chatMessage(m)
 	}
 	r := goopenai.ChatCompletionRequest{
 		Model:          c.cfg.Model,

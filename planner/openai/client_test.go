@@ -125,7 +125,7 @@ func TestCompleteSuccess(t *testing.T) {
 	if got.Model != "test-model" || got.User != "airi:console" || got.MaxTokens != DefaultMaxTokens {
 		t.Errorf("model %q user %q max_tokens %d", got.Model, got.User, got.MaxTokens)
 	}
-	if len(got.Messages) != 2 || got.Messages[1] != (openaitest.Message{Role: "user", Content: "you: hello"}) {
+	if len(got.Messages) != 2 || got.Messages[1].Role != "user" || got.Messages[1].Content != "you: hello" {
 		t.Errorf("messages = %+v", got.Messages)
 	}
 	for _, f := range []string{"temperature", "response_format", "max_completion_tokens"} {

@@ -30,38 +30,38 @@ func TestEcho(t *testing.T) {
 		{
 			name: "echoes the newest new message",
 			user: "airi:-1001234567890",
-			msgs: []Message{{"system", systemMsg}, {"user", newTwo}},
+			msgs: []Message{{Role: "system", Content: systemMsg}, {Role: "user", Content: newTwo}},
 			want: `{"action":"send_message","channelId":"-1001234567890","content":"echo: and do we need: \"binoculars\""}`,
 		},
 		{
 			name: "echoes all",
 			opts: EchoOptions{All: true, Prefix: "> "},
 			user: "airi:tg:42",
-			msgs: []Message{{"system", systemMsg}, {"user", newTwo}},
+			msgs: []Message{{Role: "system", Content: systemMsg}, {Role: "user", Content: newTwo}},
 			want: `{"action":"send_message","channelId":"tg:42","content":"> @Juni which direction do we look? / and do we need: \"binoculars\""}`,
 		},
 		{
 			name: "unquoted id and sender",
 			user: "airi:console",
-			msgs: []Message{{"system", systemMsg}, {"user", stateMsg("New messages:\n- id console-1796095640449452517-1 03:27 you: \"hello\"\n- id console-1796095640450124009-2 03:27 you: \"second: one\"")}},
+			msgs: []Message{{Role: "system", Content: systemMsg}, {Role: "user", Content: stateMsg("New messages:\n- id console-1796095640449452517-1 03:27 you: \"hello\"\n- id console-1796095640450124009-2 03:27 you: \"second: one\"")}},
 			want: `{"action":"send_message","channelId":"console","content":"echo: second: one"}`,
 		},
 		{
 			name: "channel from the state header",
-			msgs: []Message{{"system", systemMsg}, {"user", stateMsg("Channel \"-100555\" \"Harbour\", group chat.\nNew messages:\n- id \"1\" 10:00 \"Ada\": \"hi\"")}},
+			msgs: []Message{{Role: "system", Content: systemMsg}, {Role: "user", Content: stateMsg("Channel \"-100555\" \"Harbour\", group chat.\nNew messages:\n- id \"1\" 10:00 \"Ada\": \"hi\"")}},
 			want: `{"action":"send_message","channelId":"-100555","content":"echo: hi"}`,
 		},
 		{
 			name: "channel from the runtime line",
-			msgs: []Message{{"system", systemMsg}, {"user", stateMsg("New messages:\n- id \"1\" 10:00 \"you\": \"hello\"")}},
+			msgs: []Message{{Role: "system", Content: systemMsg}, {Role: "user", Content: stateMsg("New messages:\n- id \"1\" 10:00 \"you\": \"hello\"")}},
 			want: `{"action":"send_message","channelId":"console","content":"echo: hello"}`,
 		},
 		{
 			name: "channel from an earlier send",
 			msgs: []Message{
-				{"system", "You are a bot."},
-				{"assistant", `{"action":"send_message","channelId":"room-9","content":"x"}`},
-				{"user", stateMsg("New messages:\n- you: hello")},
+				{Role: "system", Content: "You are a bot."},
+				{Role: "assistant", Content: `{"action":"send_message","channelId":"room-9","content":"x"}`},
+				{Role: "user", Content: stateMsg("New messages:\n- you: hello")},
 			},
 			want: `{"action":"send_message","channelId":"room-9","content":"echo: hello"}`,
 		},
@@ -69,10 +69,10 @@ func TestEcho(t *testing.T) {
 			name: "nothing new after a reply",
 			user: "airi:console",
 			msgs: []Message{
-				{"system", systemMsg},
-				{"user", `you: "hello"`},
-				{"assistant", `{"action":"send_message","channelId":"console","content":"echo: hello"}`},
-				{"user", stateMsg("No new messages here.\nThis turn so far:\n- send_message (shown in the history above)\n  result: sent")},
+				{Role: "system", Content: systemMsg},
+				{Role: "user", Content: `you: "hello"`},
+				{Role: "assistant", Content: `{"action":"send_message","channelId":"console","content":"echo: hello"}`},
+				{Role: "user", Content: stateMsg("No new messages here.\nThis turn so far:\n- send_message (shown in the history above)\n  result: sent")},
 			},
 			want: `{"action":"continue"}`,
 		},
@@ -80,29 +80,29 @@ func TestEcho(t *testing.T) {
 			name: "answers what a failed tick left unanswered",
 			user: "airi:console",
 			msgs: []Message{
-				{"system", systemMsg},
-				{"assistant", `{"action":"send_message","channelId":"console","content":"echo: one"}`},
-				{"user", `you: "two"`},
-				{"user", `you: "three"`},
-				{"user", stateMsg("No new messages here.\nThis turn so far:\n- (no valid action)\n  result: your answer was not JSON")},
+				{Role: "system", Content: systemMsg},
+				{Role: "assistant", Content: `{"action":"send_message","channelId":"console","content":"echo: one"}`},
+				{Role: "user", Content: `you: "two"`},
+				{Role: "user", Content: `you: "three"`},
+				{Role: "user", Content: stateMsg("No new messages here.\nThis turn so far:\n- (no valid action)\n  result: your answer was not JSON")},
 			},
 			want: `{"action":"send_message","channelId":"console","content":"echo: three"}`,
 		},
 		{
 			name: "reads when more are unread",
 			user: "airi:console",
-			msgs: []Message{{"system", systemMsg}, {"user", stateMsg("New messages:\n- id \"1\" 10:00 \"you\": \"a\"\n4 more unread here: read them before replying.")}},
+			msgs: []Message{{Role: "system", Content: systemMsg}, {Role: "user", Content: stateMsg("New messages:\n- id \"1\" 10:00 \"you\": \"a\"\n4 more unread here: read them before replying.")}},
 			want: `{"action":"read_unread_messages","channelId":"console"}`,
 		},
 		{
 			name: "action lines are not messages",
 			user: "airi:console",
-			msgs: []Message{{"system", systemMsg}, {"user", stateMsg("No new messages here.\nEarlier turns:\n- {\"action\":\"send_message\",\"channelId\":\"console\",\"content\":\"a: b\"} -> sent\n- continue\nThis turn so far:\n- {\"action\":\"read_unread_messages\"}\n  result: you: \"x\"")}},
+			msgs: []Message{{Role: "system", Content: systemMsg}, {Role: "user", Content: stateMsg("No new messages here.\nEarlier turns:\n- {\"action\":\"send_message\",\"channelId\":\"console\",\"content\":\"a: b\"} -> sent\n- continue\nThis turn so far:\n- {\"action\":\"read_unread_messages\"}\n  result: you: \"x\"")}},
 			want: `{"action":"continue"}`,
 		},
 		{
 			name: "no user message at all",
-			msgs: []Message{{"system", systemMsg}},
+			msgs: []Message{{Role: "system", Content: systemMsg}},
 			want: `{"action":"continue"}`,
 		},
 	}
@@ -197,7 +197,7 @@ func FuzzEcho(f *testing.F) {
 	f.Add("", "No new messages here.", "Bo: \"\\u00e9\"")
 	echo := Echo(EchoOptions{})
 	f.Fuzz(func(t *testing.T, user, state, turn string) {
-		r := echo(t.Context(), Request{User: user, Messages: []Message{{"system", systemMsg}, {"user", turn}, {"user", state}}})
+		r := echo(t.Context(), Request{User: user, Messages: []Message{{Role: "system", Content: systemMsg}, {Role: "user", Content: turn}, {Role: "user", Content: state}}})
 		var a struct {
 			Action    string `json:"action"`
 			ChannelID string `json:"channelId"`

@@ -27,6 +27,8 @@ import (
 type Message struct {
 	Role    string `json:"role"`
 	Content string `json:"content"`
+	// Images are the message's image parts, in order.
+	Images []Image `json:"images,omitempty"`
 }
 
 // Request is one chat completion request as the server received it.
@@ -141,11 +143,14 @@ type Handler struct {
 	models []string
 	answer AnswerFunc
 
-	mu       sync.Mutex
-	requests []Request
-	lastBody map[string][]byte // previous messages bytes per user, for cached tokens
-	done     chan struct{}
-	closed   bool
+	transcribe TranscribeFunc
+
+	mu             sync.Mutex
+	requests       []Request
+	transcriptions []Transcription
+	lastBody       map[string][]byte // previous messages bytes per user, for cached tokens
+	done           chan struct{}
+	closed         bool
 }
 
 // Option configures a Handler.
@@ -196,6 +201,10 @@ func (h *Handler) Close() {
 
 // ServeHTTP implements http.Handler.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if strings.HasSuffix(strings.TrimRight(r.URL.Path, "/"), "/audio/transcriptions") {
+		h.serveTranscription(w, r)
+		return
+	}
 	if !strings.HasSuffix(strings.TrimRight(r.URL.Path, "/"), "/chat/completions") {
 		writeError(w, http.StatusNotFound, "invalid_request_error", "unknown_url",
 			fmt.Sprintf("Invalid URL (%s %s)", r.Method, r.URL.Path))
@@ -365,8 +374,12 @@ func decodeRequest(raw []byte) (Request, error) {
 	req.Temperature = body.Temperature
 	req.MaxTokens = body.MaxTokens
 	req.MaxCompletionTokens = body.MaxCompletionTokens
-	for _, m := range body.Messages {
-		req.Messages = append(req.Messages, Message{Role: m.Role, Content: contentText(m.Content)})
+	for i, m := range body.Messages {
+		images, err := contentImages(m.Content)
+		if err != nil {
+			return req, fmt.Errorf("messages[%d]: %w", i, err)
+		}
+		req.Messages = append(req.Messages, Message{Role: m.Role, Content: contentText(m.Content), Images: images})
 	}
 	return req, nil
 }
