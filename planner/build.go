@@ -83,6 +83,10 @@ type Input struct {
 	// Reactions are the reactions to the bot's messages not shown yet,
 	// oldest first; the state message shows each of them.
 	Reactions []state.Reaction
+	// Images are the images to send inline, by hash: an attachment of a
+	// shown message whose Hash is here goes with its message as an image
+	// part. Every attachment is also shown as its label.
+	Images map[string]state.Image
 }
 
 // Prompt is one assembled request.
@@ -208,6 +212,7 @@ func (b *Builder) Build(ctx context.Context, in Input) (Prompt, error) {
 	if err != nil {
 		return Prompt{}, fmt.Errorf("build prompt for %q: %w", in.Channel.ID, err)
 	}
+	in.History, in.Incoming = labelled(in.History), labelled(in.Incoming)
 	in, shown := b.fitIncoming(in, b.opts.MaxTokens/4)
 
 	hist := b.window(in.History, in.HistoryTotal)
@@ -243,12 +248,14 @@ func (b *Builder) Build(ctx context.Context, in Input) (Prompt, error) {
 	msgs = append(msgs, state.ChatMessage{Role: RoleSystem, Content: system})
 	msgs = append(msgs, turns...)
 	msgs = append(msgs, state.ChatMessage{Role: RoleUser, Content: text})
+	images := attachImages(msgs[1:len(msgs)-1], hist, in.Images)
+	images += attachImages(msgs[len(msgs)-1:], in.Incoming, in.Images)
 	infos = append(infos, state.Section{
 		Name: prompts.StateSection, Order: set.State.Order, Source: set.State.Path,
 		Cache: string(prompts.CacheVolatile), Reason: set.State.Reason,
 		Message: len(msgs) - 1, Start: 0, End: len(text),
 	})
-	total := tokens.PerRequest + sysTokens + stateCount + tokens.PerMessage
+	total := tokens.PerRequest + sysTokens + stateCount + tokens.PerMessage + images*ImageTokens
 	for _, n := range turnTok {
 		total += n
 	}
