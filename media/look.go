@@ -30,6 +30,8 @@ type looker struct {
 	// may change (a budget spent, a download that failed): shown, not
 	// kept.
 	transient bool
+	// fetched counts the bytes downloaded for it.
+	fetched int64
 }
 
 // looked reports whether something was made of an attachment already.
@@ -114,7 +116,7 @@ func (lk *looker) picture(ctx context.Context, md *state.Media) error {
 	}
 	md.Hash = e.Hash
 	if lk.r.cfg.Mode == ModeInline || lk.r.d.Describer == nil {
-		lk.note(md, OutcomeFetched, len(e.Data))
+		lk.note(md, OutcomeFetched, 0)
 		return nil
 	}
 	text, spent, ok := lk.spend(ctx, md, visionEstimate, func() (string, int64, error) {
@@ -128,7 +130,7 @@ func (lk *looker) picture(ctx context.Context, md *state.Media) error {
 	if err := lk.r.d.Store.PutMedia(ctx, e); err != nil {
 		return fmt.Errorf("cache the description of a %s: %w", md.Kind, err)
 	}
-	lk.note(md, OutcomeDescribed, 0)
+	lk.note(md, OutcomeDescribed, spent)
 	return nil
 }
 
@@ -176,7 +178,7 @@ func (lk *looker) voice(ctx context.Context, md *state.Media) error {
 	if err := lk.r.d.Store.PutMedia(ctx, e); err != nil {
 		return fmt.Errorf("cache a transcript: %w", err)
 	}
-	lk.note(md, OutcomeTranscribed, 0)
+	lk.note(md, OutcomeTranscribed, e.Tokens)
 	return nil
 }
 
@@ -282,6 +284,7 @@ func (lk *looker) download(ctx context.Context, md *state.Media, thumb bool) (st
 	if mime == "" || mime == "application/octet-stream" {
 		mime = http.DetectContentType(data)
 	}
+	lk.fetched += int64(len(data))
 	sum := sha256.Sum256(data)
 	return state.MediaEntry{Key: key, Kind: md.Kind, Mime: mime, Hash: hex.EncodeToString(sum[:]),
 		Size: int64(len(data)), Data: data, Created: lk.r.d.Now()}, true
@@ -335,11 +338,16 @@ func (lk *looker) image(ctx context.Context, hash string) (state.Image, error) {
 }
 
 // note records what was done with an attachment.
-func (lk *looker) note(md *state.Media, outcome string, bytes int) {
-	lk.notes = append(lk.notes, fmt.Sprintf("media: %s %s", md.Kind, outcome))
-	if lk.r.d.OnMedia != nil {
-		lk.r.d.OnMedia(md.Kind, outcome, int64(bytes))
+func (lk *looker) note(md *state.Media, outcome string, tokens int64) {
+	line := fmt.Sprintf("media: %s %s", md.Kind, outcome)
+	if tokens > 0 {
+		line += fmt.Sprintf(" (%d tokens)", tokens)
 	}
+	lk.notes = append(lk.notes, line)
+	if lk.r.d.OnMedia != nil {
+		lk.r.d.OnMedia(md.Kind, outcome, lk.fetched)
+	}
+	lk.fetched = 0
 }
 
 // overLimit says why a file was not fetched.

@@ -144,6 +144,17 @@ func (t *tick) input(ctx context.Context) (planner.Input, error) {
 	if err != nil {
 		return planner.Input{}, fmt.Errorf("read reactions: %w", err)
 	}
+	var images map[string]state.Image
+	if s.deps.Media != nil {
+		all := make([]state.Message, 0, len(history)+len(incoming))
+		all = append(append(all, history...), incoming...)
+		res, err := s.deps.Media.Prepare(ctx, id, all)
+		if err != nil {
+			return planner.Input{}, fmt.Errorf("prepare attachments: %w", err)
+		}
+		history, incoming, images = res.Messages[:len(history)], res.Messages[len(history):], res.Images
+		t.rec.Notes = append(t.rec.Notes, res.Notes...)
+	}
 	var attn, notice string
 	if s.cfg.Attention != nil && ch.Group {
 		attn = string(s.attentionFor(ctx, id).Mode)
@@ -172,5 +183,6 @@ func (t *tick) input(ctx context.Context) (planner.Input, error) {
 		Now:           now,
 		Shrink:        w.shrink,
 		Reactions:     reactions,
+		Images:        images,
 	}, nil
 }

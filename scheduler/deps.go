@@ -7,6 +7,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/airi-go/airi/actions"
+	"github.com/airi-go/airi/media"
 	"github.com/airi-go/airi/planner"
 	"github.com/airi-go/airi/planner/parse"
 	"github.com/airi-go/airi/scheduler/budget"
@@ -112,7 +113,16 @@ type Deps struct {
 	// of a paused channel makes no model call and is due again when the
 	// pause ends.
 	Controls Controls
-	Logger   *zap.Logger
+	// Media, when set, looks at the attachments of the messages a
+	// request shows before it is built.
+	Media  Media
+	Logger *zap.Logger
+}
+
+// Media prepares the attachments of the messages a request shows (the
+// media room): what was made of each, and the images to send inline.
+type Media interface {
+	Prepare(ctx context.Context, channelID string, msgs []state.Message) (media.Result, error)
 }
 
 // Storage says whether the store takes writes (SQLite's disk full, or

@@ -79,7 +79,7 @@ func (t *tick) handle(ctx context.Context) error {
 		}
 	} else {
 		l.carry = nil
-		rec.Notes = parsed.Notes
+		rec.Notes = append(rec.Notes, parsed.Notes...)
 		raw, err := json.Marshal(parsed.Action)
 		if err != nil {
 			return &stepError{stepEncode, err}
