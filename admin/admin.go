@@ -38,6 +38,8 @@ type Metrics struct {
 	reactions    *prometheus.CounterVec
 	toolCalls    *prometheus.CounterVec
 	toolLatency  *prometheus.HistogramVec
+	media        *prometheus.CounterVec
+	mediaBytes   prometheus.Counter
 }
 
 // NewMetrics makes the series; unread counts the unread messages of
@@ -62,9 +64,12 @@ func NewMetrics(unread func() float64) *Metrics {
 			Help: "MCP tool calls, by tool and outcome (ok, error, timeout, refused, unavailable)."}, []string{"tool", "outcome"}),
 		toolLatency: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "airi_tool_latency_seconds", Help: "MCP tool call latency, by tool.",
 			Buckets: prometheus.ExponentialBuckets(0.01, 2, 12)}, []string{"tool"}),
+		media: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "airi_media_total",
+			Help: "Attachments looked at, by kind and outcome (described, transcribed, read, fetched, cached, too_large, too_long, foreign, budget, failed)."}, []string{"kind", "outcome"}),
+		mediaBytes: prometheus.NewCounter(prometheus.CounterOpts{Name: "airi_media_fetched_bytes_total", Help: "Bytes of attachments fetched from the platforms."}),
 	}
 	m.reg.MustRegister(m.ticks, m.actions, m.parseFails, m.modelErrors, m.modelLatency, m.tokens, m.wakes, m.skipped, m.reactions,
-		m.toolCalls, m.toolLatency,
+		m.toolCalls, m.toolLatency, m.media, m.mediaBytes,
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "airi_unread_messages", Help: "Unread messages in every channel."}, unread))
 	return m
 }
@@ -107,6 +112,15 @@ func (m *Metrics) Skip(reason string) { m.skipped.WithLabelValues(reason).Inc() 
 
 // Reaction counts a reaction delivered by an adapter, by its outcome.
 func (m *Metrics) Reaction(outcome string) { m.reactions.WithLabelValues(outcome).Inc() }
+
+// Media counts an attachment looked at, by kind and outcome ("cached"
+// is a cache hit), and the bytes fetched for it.
+func (m *Metrics) Media(kind, outcome string, bytes int64) {
+	m.media.WithLabelValues(kind, outcome).Inc()
+	if bytes > 0 {
+		m.mediaBytes.Add(float64(bytes))
+	}
+}
 
 // ToolCall counts one MCP tool call by its outcome and observes its
 // latency (a refused call ran nothing and has none).

@@ -27,6 +27,7 @@ import (
 	"github.com/airi-go/airi/actions"
 	"github.com/airi-go/airi/adapters"
 	"github.com/airi-go/airi/internal/tokens"
+	"github.com/airi-go/airi/media"
 	"github.com/airi-go/airi/planner"
 	"github.com/airi-go/airi/planner/parse"
 	"github.com/airi-go/airi/prompts"
@@ -116,6 +117,9 @@ type Config struct {
 	// Tools are the MCP servers and who may use their tools; a zero one
 	// runs none and leaves the prompt as without tools.
 	Tools tools.Config
+	// Media is what the model is shown of attachments; an empty Mode is
+	// describe with a vision model (Deps.Vision), else off.
+	Media media.Config
 }
 
 // Deps are the parts the bot is built from, each complete when handed in.
@@ -148,6 +152,12 @@ type Deps struct {
 	// Leases, when set, limits the scheduler to the channels held; a
 	// replica (Config.Replica) sets its own.
 	Leases scheduler.Leases
+	// Vision is the model that describes images, Speech the one that
+	// transcribes voice notes; nil for none. OnMedia, when set, sees
+	// every attachment looked at (kind, outcome, bytes fetched).
+	Vision  planner.Model
+	Speech  media.Transcriber
+	OnMedia func(kind, outcome string, bytes int64)
 }
 
 // ConfigError is a Config the bot cannot be built with (a lease TTL the
@@ -261,6 +271,18 @@ func New(cfg Config, deps Deps) (_ *Bot, err error) {
 		room.onCall = deps.OnToolCall
 		prompter, parser, disp = room, room, room
 	}
+	var (
+		mediaRoom   scheduler.Media
+		mediaBudget media.Budget
+	)
+	if b.budget != nil {
+		mediaBudget = b.budget
+	}
+	if room, err := b.newMediaRoom(cfg.Media, deps, mediaBudget); err != nil {
+		return nil, err
+	} else if room != nil {
+		mediaRoom = room
+	}
 	leases := deps.Leases
 	if cfg.Replica {
 		if b.replica, err = newReplica(cfg, b.store, b.log); err != nil {
@@ -307,6 +329,7 @@ func New(cfg Config, deps Deps) (_ *Bot, err error) {
 		OnSkip:     deps.OnSkip,
 		Controls:   b.store,
 		Storage:    storageOf(b.store),
+		Media:      mediaRoom,
 		Logger:     b.log,
 	})
 	if err != nil {

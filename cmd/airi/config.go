@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/airi-go/airi/internal/settings"
+	"github.com/airi-go/airi/media"
+	"github.com/airi-go/airi/runtime"
 	"github.com/airi-go/airi/scheduler"
 	"github.com/airi-go/airi/scheduler/attention"
 	"github.com/airi-go/airi/tools"
@@ -26,6 +28,12 @@ type config struct {
 	LLMMaxTokens   int
 	LLMJSONMode    string
 	LLMExtraBody   map[string]any
+	// Vision and Speech are the models that describe images and
+	// transcribe voice notes; Media what the model is shown of them, and
+	// MediaHosts where Satori files may come from.
+	Vision, Speech runtime.Endpoint
+	Media          media.Config
+	MediaHosts     []string
 	Language       string
 	SendUser       bool
 

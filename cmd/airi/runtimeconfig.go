@@ -20,6 +20,6 @@ func (c config) runtime() runtime.Config {
 		LogContent: c.LogContent, Admins: c.Admins, TickRetention: c.TickRetention, MessageRetention: c.MessageRetention,
 		LeaseTTL: c.LeaseTTL, Turn: c.Turn,
 		TZ: c.TZ, ChannelTZ: c.ChannelTZ, ScheduleMax: c.ScheduleMax, ScheduleMaxPerUser: c.ScheduleMaxPerUser,
-		Tools: c.Tools,
+		Tools: c.Tools, Media: c.Media,
 	}
 }

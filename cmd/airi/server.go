@@ -16,6 +16,7 @@ import (
 	"github.com/airi-go/airi/adapters/telegram"
 	"github.com/airi-go/airi/admin"
 	"github.com/airi-go/airi/planner"
+	"github.com/airi-go/airi/planner/openai"
 	"github.com/airi-go/airi/runtime"
 	"github.com/airi-go/airi/state"
 )
@@ -62,10 +63,16 @@ func openServer(ctx context.Context, cfg config, log *zap.Logger, model planner.
 		_ = store.Close()
 		return nil, &codedError{exitUsage, err}
 	}
+	vision, speech, err := runtime.MediaModels(openai.Config{BaseURL: cfg.LLMBaseURL, APIKey: cfg.LLMKey, Timeout: cfg.LLMTimeout}, cfg.Vision, cfg.Speech, log)
+	if err != nil {
+		_ = store.Close()
+		return nil, &codedError{exitUsage, err}
+	}
 	rc := cfg.runtime()
 	rc.ServedOnly, rc.Replica = true, true
 	bot, err := runtime.New(rc, runtime.Deps{
 		Model: model, Store: store, Adapters: ads, Logger: log, OnTick: metrics.Observe,
+		Vision: vision, Speech: speech, OnMedia: metrics.Media,
 		OnWake:     func(_, reason string) { metrics.Wake(reason) },
 		OnSkip:     func(_, reason string) { metrics.Skip(reason) },
 		OnReaction: func(_, outcome string) { metrics.Reaction(outcome) },

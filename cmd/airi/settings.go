@@ -10,6 +10,7 @@ import (
 	"github.com/airi-go/airi/actions"
 	"github.com/airi-go/airi/adapters/telegram"
 	"github.com/airi-go/airi/internal/settings"
+	"github.com/airi-go/airi/media"
 	"github.com/airi-go/airi/planner"
 	"github.com/airi-go/airi/planner/openai"
 	"github.com/airi-go/airi/runtime"
@@ -88,6 +89,31 @@ var settingsTable = []setting{
 		parse: whole(func(c *config) *int { return &c.LLMMaxTokens }, 1)},
 	{name: "LLM_JSON_MODE", def: openai.JSONModeOff, doc: "`off`, `object` (`response_format: json_object`) or `schema` (a JSON schema of the actions)",
 		parse: oneOf(func(c *config) *string { return &c.LLMJSONMode }, openai.JSONModeOff, openai.JSONModeObject, openai.JSONModeSchema)},
+	{name: "LLM_VISION_MODEL", unset: "none", doc: "a model that sees images, for describing photos and stickers (on the main endpoint unless `LLM_VISION_BASE_URL` is set)",
+		parse: text(func(c *config) *string { return &c.Vision.Model }, nil)},
+	{name: "LLM_VISION_BASE_URL", unset: "the main endpoint's", doc: "API root of the vision model",
+		parse: absoluteURL(func(c *config) *string { return &c.Vision.BaseURL }, "https://api.openai.com/v1")},
+	{name: "LLM_VISION_API_KEY", unset: "none", doc: "key of `LLM_VISION_BASE_URL`",
+		parse: text(func(c *config) *string { return &c.Vision.Key }, nil)},
+	{name: "AIRI_MEDIA", unset: "`describe` with a vision model, else `off`", doc: "what the model sees of images: `describe` (a description, once per file), `inline` (image parts for the newest images) or `off` (a placeholder)",
+		parse: custom(func(c *config) *media.Mode { return &c.Media.Mode }, func(s string) (media.Mode, error) {
+			if m := media.Mode(s); m == "" || m == media.ModeDescribe || m == media.ModeInline || m == media.ModeOff {
+				return m, nil
+			}
+			return "", want("want describe, inline or off")
+		})},
+	{name: "AIRI_MEDIA_MAX_BYTES", def: strconv.Itoa(media.DefaultMaxBytes), doc: "largest file fetched from a chat; larger ones get a placeholder that says so",
+		parse: custom(func(c *config) *int64 { return &c.Media.MaxBytes }, parseBytes)},
+	{name: "AIRI_VOICE_MAX_SECONDS", def: strconv.Itoa(media.DefaultVoiceMaxSeconds), doc: "longest voice note transcribed",
+		parse: whole(func(c *config) *int { return &c.Media.VoiceMaxSeconds }, 1)},
+	{name: "AIRI_MEDIA_HOSTS", unset: "none", doc: "Satori: hosts besides the Satori server's own whose files may be fetched, e.g. `cdn.example.org,files.example.org:8443`",
+		parse: list(func(c *config) *[]string { return &c.MediaHosts })},
+	{name: "STT_MODEL", unset: "none", doc: "speech-to-text model for voice notes (`POST /audio/transcriptions`)",
+		parse: text(func(c *config) *string { return &c.Speech.Model }, nil)},
+	{name: "STT_BASE_URL", unset: "the main endpoint's", doc: "API root of the speech-to-text model",
+		parse: absoluteURL(func(c *config) *string { return &c.Speech.BaseURL }, "https://api.groq.com/openai/v1")},
+	{name: "STT_API_KEY", unset: "none", doc: "key of `STT_BASE_URL`",
+		parse: text(func(c *config) *string { return &c.Speech.Key }, nil)},
 	{name: "LLM_EXTRA_BODY", unset: "none", doc: "JSON object merged into each request body, e.g. `{\"enable_thinking\": false}`",
 		parse: jsonObject(func(c *config) *map[string]any { return &c.LLMExtraBody })},
 	{name: "LLM_RESPONSE_LANGUAGE", unset: "the users' language", doc: "language the bot answers in",

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"strconv"
 	"strings"
 	"time"
 
@@ -54,6 +55,15 @@ func retention(target func(*config) *time.Duration) settings.Parse[config] {
 }
 
 func parseTokens(s string) (int64, error) { return settings.ParseTokens(s) }
+
+// parseBytes reads a positive byte count.
+func parseBytes(s string) (int64, error) {
+	n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
+	if err != nil || n <= 0 {
+		return 0, want("want a number of bytes, such as 10485760")
+	}
+	return n, nil
+}
 
 // want says what a setting wants (a *settings.WantError).
 func want(format string, args ...any) error { return settings.Want(format, args...) }
