@@ -134,6 +134,8 @@ func TestAdminServer(t *testing.T) {
 	m.Reaction("received")
 	m.Reaction("received")
 	m.Reaction("ignored")
+	m.Media("photo", "described", 2048)
+	m.Media("photo", "cached", 0)
 	rc := &schedule.Counts{}
 	rc.Delivered.Add(2)
 	rc.Late.Add(1)
@@ -155,7 +157,8 @@ func TestAdminServer(t *testing.T) {
 	resp, body := adminReq{path: "/metrics", header: bearer}.do(t, base)
 	for _, want := range []string{`airi_ticks_total{trigger="direct"} 1`, `airi_actions_total{action="continue"} 1`, "airi_unread_messages 3", `airi_tokens_total{kind="prompt"} 100`,
 		`airi_reactions_total{outcome="received"} 2`, `airi_reactions_total{outcome="ignored"} 1`,
-		`airi_reminders_total{event="delivered"} 2`, `airi_reminders_total{event="late"} 1`, `airi_reminders_total{event="cancelled"} 0`} {
+		`airi_reminders_total{event="delivered"} 2`, `airi_reminders_total{event="late"} 1`, `airi_reminders_total{event="cancelled"} 0`,
+		`airi_media_total{kind="photo",outcome="described"} 1`, `airi_media_total{kind="photo",outcome="cached"} 1`, "airi_media_fetched_bytes_total 2048"} {
 		if resp.StatusCode != 200 || !strings.Contains(body, want) {
 			t.Errorf("metrics lack %q: %d\n%s", want, resp.StatusCode, body)
 		}

@@ -337,11 +337,19 @@ func (lk *looker) image(ctx context.Context, hash string) (state.Image, error) {
 	return img, nil
 }
 
+// HashPrefix marks the hash of a file in a tick record's media notes
+// ("media: photo described (85 tokens) sha256:9f86…"), so the inspector
+// can show the image the note is about.
+const HashPrefix = "sha256:"
+
 // note records what was done with an attachment.
 func (lk *looker) note(md *state.Media, outcome string, tokens int64) {
 	line := fmt.Sprintf("media: %s %s", md.Kind, outcome)
 	if tokens > 0 {
 		line += fmt.Sprintf(" (%d tokens)", tokens)
+	}
+	if md.Hash != "" {
+		line += " " + HashPrefix + md.Hash
 	}
 	lk.notes = append(lk.notes, line)
 	if lk.r.d.OnMedia != nil {

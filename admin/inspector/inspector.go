@@ -34,6 +34,7 @@ type Store interface {
 	Ticks(ctx context.Context, f state.TickFilter) ([]state.Tick, error)
 	TickNeighbours(ctx context.Context, channelID string, id int64) (prev, next int64, err error)
 	ListReminders(ctx context.Context, f state.ReminderFilter) ([]state.Reminder, error)
+	MediaImage(ctx context.Context, hash string) (state.Image, error)
 }
 
 // Badge is one fact about a channel shown on the channels page beside its
@@ -123,6 +124,7 @@ func (in *Inspector) Register(mux *http.ServeMux, auth func(http.Handler) http.H
 	page("GET /ticks", in.ticks)
 	page("GET /ticks/{id}", in.tick)
 	page("GET /search", in.search)
+	mux.Handle("GET /media/{hash}", auth(withHeaders(http.HandlerFunc(in.image))))
 }
 
 // LoginPage renders the login form; failed says a token was refused.

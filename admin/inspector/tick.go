@@ -27,6 +27,8 @@ type tickView struct {
 	// it; DiffSame says the two requests are identical.
 	Diff     []diffLine
 	DiffSame bool
+	// Images are the hashes of the images the tick looked at or sent.
+	Images []string
 }
 
 // layerView is one layer of the request: system, history or state.
@@ -89,6 +91,7 @@ func (in *Inspector) tick(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	v.Layers, v.Tokens = in.layers(*t)
+	v.Images = tickImages(*t)
 	if v.Prev != 0 && len(t.Request) > 0 {
 		prev, err := in.loadTick(r, v.Prev)
 		if err != nil {
