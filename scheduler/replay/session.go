@@ -151,6 +151,10 @@ type Event struct {
 	// the new text) or the deletion (ChangeDeleted) of the earlier
 	// message with the same PlatformID rather than a message of its own.
 	Change string `json:"change,omitempty"`
+	// Media are the message's attachments as the model was shown them:
+	// the file ids, the hash of the bytes and the description or
+	// transcript, never the bytes, so a session replays offline.
+	Media []state.Media `json:"media,omitempty"`
 }
 
 // Values of Event.Change.
@@ -166,6 +170,7 @@ func (e *Event) Message(channelID string) state.Message {
 		Content: e.Content, ReplyTo: e.ReplyTo, Mentioned: e.Mentioned, Time: e.Time,
 		ReplyToSelf: e.ReplyToSelf, FromBot: e.FromBot,
 		Edited: e.Change == ChangeEdited, Deleted: e.Change == ChangeDeleted,
+		Media: e.Media,
 	}
 }
 
@@ -187,7 +192,7 @@ func EventsOf(m state.Message) []*Event {
 	if m.Edited {
 		first.Content = m.Previous
 		edit := EventOf(m)
-		edit.Time, edit.Change, edit.Decision = at, ChangeEdited, ""
+		edit.Time, edit.Change, edit.Decision, edit.Media = at, ChangeEdited, "", nil
 		out = append(out, edit)
 	}
 	if m.Deleted {
@@ -203,6 +208,7 @@ func EventOf(m state.Message) *Event {
 		Type: TypeEvent, Time: m.Time.UTC(), PlatformID: m.PlatformID, SenderID: m.SenderID, Sender: m.SenderName,
 		Content: m.Content, ReplyTo: m.ReplyTo, Mentioned: m.Mentioned,
 		ReplyToSelf: m.ReplyToSelf, FromBot: m.FromBot, Decision: m.Decision,
+		Media: m.Media,
 	}
 }
 
