@@ -57,6 +57,7 @@ type ControlFault struct {
 //	GET  /_control/sent     [Sent]; ?min=N&wait=10s waits for N of them
 //	GET  /_control/actions  [ChatAction]
 //	GET  /_control/updates  {"pending": [update ids], "calls": {method: n}}
+//	GET  /_control/files    {file_id: FileCounts}
 //	POST /_control/react    ControlReaction → {"queued"}
 //	POST /_control/admin    {"chat_id", "admin"}
 //	GET  /_control/reactions [SetReaction]
@@ -145,6 +146,8 @@ func (s *Server) serveControl(w http.ResponseWriter, r *http.Request) {
 		}
 		s.mu.Unlock()
 		writeJSON(w, http.StatusOK, map[string]any{"pending": s.Pending(), "calls": calls})
+	case "GET /_control/files":
+		writeJSON(w, http.StatusOK, s.Files())
 	default:
 		if !s.serveReactionControl(w, r) {
 			http.Error(w, "unknown control call", http.StatusNotFound)

@@ -1,6 +1,14 @@
 package telegramtest
 
-import "testing"
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+)
 
 func TestPhotoAnnouncesTwoSizes(t *testing.T) {
 	s := NewServer(Options{})
@@ -31,5 +39,104 @@ func TestPhotoAnnouncesTwoSizes(t *testing.T) {
 	}
 	if n := p1[1]["file_size"].(int64); n <= 0 {
 		t.Errorf("file_size %d, want the stand-in's size", n)
+	}
+}
+
+func TestGetFileAndDownload(t *testing.T) {
+	s := Start(Options{})
+	defer s.Close()
+	u := User{ID: 5, FirstName: "Ann"}
+	s.Post(Incoming{From: u, Media: "document", FileName: "a.txt", File: []byte("hello"), FileID: "doc"})
+	s.Post(Incoming{From: u, Media: "document", FileName: "big.iso", FileSize: MaxDownloadBytes + 1, FileID: "big"})
+
+	call := func(token, fileID string) (int, map[string]any) {
+		t.Helper()
+		resp, err := http.Post(s.URL()+"/bot"+token+"/getFile", "application/json", strings.NewReader(`{"file_id":"`+fileID+`"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var out map[string]any
+		if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
+			t.Fatal(err)
+		}
+		return resp.StatusCode, out
+	}
+	code, out := call(s.Token(), "doc")
+	res, _ := out["result"].(map[string]any)
+	if code != http.StatusOK || res["file_id"] != "doc" || res["file_unique_id"] != "u-doc" || res["file_size"] != float64(5) {
+		t.Fatalf("getFile = %d %v", code, out)
+	}
+	path, _ := res["file_path"].(string)
+	get := func(token string) (int, string) {
+		t.Helper()
+		resp, err := http.Get(s.URL() + "/file/bot" + token + "/" + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	if code, body := get(s.Token()); code != http.StatusOK || body != "hello" {
+		t.Errorf("download = %d %q", code, body)
+	}
+	if code, _ := get("1:wrong"); code != http.StatusUnauthorized {
+		t.Errorf("download with a wrong token = %d, want 401", code)
+	}
+	if code, out := call(s.Token(), "big"); code != http.StatusBadRequest || out["description"] != "Bad Request: file is too big" {
+		t.Errorf("getFile of a file over 20 MB = %d %v", code, out)
+	}
+	if code, _ := call(s.Token(), "nope"); code != http.StatusBadRequest {
+		t.Errorf("getFile of an unknown id = %d, want 400", code)
+	}
+	if g, d := s.GetFileCalls("doc"), s.Downloads("doc"); g != 1 || d != 1 {
+		t.Errorf("doc: getFile %d, downloads %d; want 1 and 1 (a refused token does not count)", g, d)
+	}
+	if g, d := s.GetFileCalls("big"), s.Downloads("big"); g != 1 || d != 0 {
+		t.Errorf("big: getFile %d, downloads %d; want 1 and 0", g, d)
+	}
+	if f := s.Files()["doc"]; f.Downloads != 1 || f.Size != 5 {
+		t.Errorf("Files()[doc] = %+v", f)
+	}
+}
+
+func TestControlMediaMessage(t *testing.T) {
+	s := Start(Options{})
+	defer s.Close()
+	raw, _ := json.Marshal(ControlMessage{Media: "voice", File: []byte("OggS"), FileID: "vc", Duration: 9, Caption: "listen"})
+	resp, err := http.Post(s.URL()+"/_control/message", "application/json", bytes.NewReader(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("control message answered %s", resp.Status)
+	}
+	a := call(t, context.Background(), s.URL(), s.Token(), "getUpdates", nil)
+	var us []struct {
+		Message struct {
+			Caption string `json:"caption"`
+			Voice   struct {
+				FileID   string `json:"file_id"`
+				Duration int    `json:"duration"`
+				Size     int64  `json:"file_size"`
+			} `json:"voice"`
+		} `json:"message"`
+	}
+	if err := json.Unmarshal(a.Result, &us); err != nil || len(us) != 1 {
+		t.Fatalf("updates %s, %v", a.Result, err)
+	}
+	if v := us[0].Message.Voice; v.FileID != "vc" || v.Duration != 9 || v.Size != 4 || us[0].Message.Caption != "listen" {
+		t.Fatalf("voice message %+v", us[0].Message)
+	}
+	resp, err = http.Get(s.URL() + "/_control/files")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var files map[string]FileCounts
+	if err := json.NewDecoder(resp.Body).Decode(&files); err != nil || files["vc"].Size != 4 || files["vc"].UniqueID != "u-vc" {
+		t.Fatalf("files %+v, %v", files, err)
 	}
 }

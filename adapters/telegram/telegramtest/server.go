@@ -12,7 +12,9 @@
 // among those the chat allows (REACTION_INVALID otherwise), getChat with
 // available_reactions, and message_reaction updates queued by React only
 // when allowed_updates asked for them and, in groups, the bot is an
-// administrator. Faults (429 with retry_after, refused entities, a
+// administrator; getFile and the file downloads under /file/bot<token>/
+// for the media of the messages injected, with Telegram's 20 MB refusal,
+// counted per file. Faults (429 with retry_after, refused entities, a
 // connection dropped after the message was sent) are injected per method.
 //
 // Tests inject user messages with Post and read what the bot sent with
