@@ -4,14 +4,20 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/airi-go/airi/state"
 )
 
 // Content is what the model reads of one Satori message: its decoded text
 // and the facts the markup carried besides.
 type Content struct {
-	// Text is plain text: entities decoded, mentions as @name, media as
-	// placeholders such as [image], paragraphs and <br/> as line breaks.
+	// Text is plain text: entities decoded, mentions as @name, emoji
+	// faces and media without a source as placeholders such as [face],
+	// paragraphs and <br/> as line breaks.
 	Text string
+	// Media are the resources of <img>, <audio>, <video> and <file>
+	// elements with a src, in order; they are not in Text.
+	Media []state.Media
 	// QuoteID is the id of the message this one replies to (<quote id>).
 	QuoteID string
 	// MentionIDs are the user ids targeted by <at id> elements, in order.
@@ -31,7 +37,21 @@ func (c Content) Mentions(userID string) bool {
 	return false
 }
 
-// placeholders maps media elements to the short text the model sees.
+// mediaKinds maps resource elements to the kind of attachment they are.
+var mediaKinds = map[string]string{
+	"img":   state.MediaPhoto,
+	"image": state.MediaPhoto,
+	"audio": state.MediaAudio,
+	"video": state.MediaVideo,
+	"file":  state.MediaDocument,
+}
+
+// maxSrcBytes bounds the src kept as an attachment's address: a longer one
+// (a data: URL holding the file) is left as a placeholder.
+const maxSrcBytes = 4096
+
+// placeholders maps media elements to the short text the model sees when
+// they are not kept as an attachment.
 var placeholders = map[string]string{
 	"img":   "[image]",
 	"image": "[image]",
@@ -54,10 +74,16 @@ func ParseContent(s string) Content {
 		}
 		r.token(tok, sc.pos)
 	}
+	text := strings.TrimRight(r.out.String(), "\n")
+	if len(r.media) > 0 {
+		// What is left of a caption around its images.
+		text = strings.TrimSpace(text)
+	}
 	return Content{
-		Text:       strings.TrimRight(r.out.String(), "\n"),
+		Text:       text,
 		QuoteID:    r.quoteID,
 		MentionIDs: r.mentions,
+		Media:      r.media,
 	}
 }
 
@@ -221,6 +247,7 @@ type renderer struct {
 	out      strings.Builder
 	quoteID  string
 	mentions []string
+	media    []state.Media
 	// open holds the names of open elements; hidden counts how many of
 	// them suppress their content.
 	open   []string
@@ -295,6 +322,7 @@ func (r *renderer) start(t token) {
 		r.out.WriteString("#" + name)
 	case t.name == "br" && visible:
 		r.out.WriteByte('\n')
+	case mediaKinds[t.name] != "" && visible && r.attach(t):
 	case placeholders[t.name] != "" && visible:
 		r.out.WriteString(placeholders[t.name])
 	case block(t.name) && visible:
@@ -309,6 +337,32 @@ func (r *renderer) start(t token) {
 	if hides(t.name) {
 		r.hidden++
 	}
+}
+
+// attach records a resource element as an attachment and reports
+// whether it did: not without a usable src, nor past the limit of
+// attachments per message.
+func (r *renderer) attach(t token) bool {
+	src := strings.TrimSpace(t.attrs["src"])
+	if src == "" || len(src) > maxSrcBytes || len(r.media) >= state.MaxMediaPerMessage {
+		return false
+	}
+	m := state.Media{Kind: mediaKinds[t.name], FileID: src, UniqueID: src, Name: t.attrs["title"]}
+	if m.Name == "" {
+		m.Name = t.attrs["name"]
+	}
+	m.Width, _ = strconv.Atoi(t.attrs["width"])
+	m.Height, _ = strconv.Atoi(t.attrs["height"])
+	m.Duration, _ = strconv.Atoi(t.attrs["duration"])
+	if p := strings.TrimSpace(t.attrs["poster"]); p != "" && len(p) <= maxSrcBytes {
+		// A video's poster is the still image that can be shown of it.
+		m.Thumb, m.ThumbUnique = p, p
+	}
+	if m.Width < 0 || m.Height < 0 || m.Duration < 0 {
+		m.Width, m.Height, m.Duration = 0, 0, 0
+	}
+	r.media = append(r.media, m)
+	return true
 }
 
 // hasEndTag reports whether an end tag for name follows offset pos. The

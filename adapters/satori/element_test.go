@@ -1,10 +1,13 @@
 package satori
 
 import (
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/airi-go/airi/state"
 )
 
 func TestParseContent(t *testing.T) {
@@ -14,6 +17,7 @@ func TestParseContent(t *testing.T) {
 		text     string
 		quote    string
 		mentions []string
+		media    []state.Media
 	}{
 		{name: "plain", in: "hello world", text: "hello world"},
 		{name: "entities", in: "a &lt;b&gt; &amp; &quot;c&quot; &#39;d&#39; &#x4F60;&#22909;", text: `a <b> & "c" 'd' 你好`},
@@ -25,8 +29,22 @@ func TestParseContent(t *testing.T) {
 		{name: "at single quotes unquoted", in: `<at id='1' name=Bob/>x`, text: "@Bobx", mentions: []string{"1"}},
 		{name: "quote self closing", in: `<quote id="m9"/>reply`, text: "reply", quote: "m9"},
 		{name: "quote with content", in: `<quote id="m9"><author id="u"/>old text</quote>new`, text: "new", quote: "m9"},
-		{name: "media", in: `look <img src="a.png"/><audio src="x"/><video src="y"/><file src="z"/><face id="1"/>`, text: "look [image][audio][video][file][face]"},
-		{name: "html style img", in: `<img src="a.png">after`, text: "[image]after"},
+		{name: "media", in: `look <img src="a.png"/><audio src="x"/><video src="y"/><file src="z"/><face id="1"/>`, text: "look [face]",
+			media: []state.Media{{Kind: state.MediaPhoto, FileID: "a.png", UniqueID: "a.png"}, {Kind: state.MediaAudio, FileID: "x", UniqueID: "x"},
+				{Kind: state.MediaVideo, FileID: "y", UniqueID: "y"}, {Kind: state.MediaDocument, FileID: "z", UniqueID: "z"}}},
+		{name: "html style img", in: `<img src="a.png">after`, text: "after",
+			media: []state.Media{{Kind: state.MediaPhoto, FileID: "a.png", UniqueID: "a.png"}}},
+		{name: "media attributes", in: `<image src="https://h/c.png" width="640" height="480"/><file src="https://h/r.pdf" title="report.pdf"/>` +
+			`<audio src="s" name="song.mp3" duration="61"/><video src="v" poster="p.jpg" duration="-3"/> see`, text: "see",
+			media: []state.Media{{Kind: state.MediaPhoto, FileID: "https://h/c.png", UniqueID: "https://h/c.png", Width: 640, Height: 480},
+				{Kind: state.MediaDocument, FileID: "https://h/r.pdf", UniqueID: "https://h/r.pdf", Name: "report.pdf"},
+				{Kind: state.MediaAudio, FileID: "s", UniqueID: "s", Name: "song.mp3", Duration: 61},
+				{Kind: state.MediaVideo, FileID: "v", UniqueID: "v", Thumb: "p.jpg", ThumbUnique: "p.jpg"}}},
+		{name: "media without src", in: `<img/>hi <file src=" "/>`, text: "[image]hi [file]"},
+		{name: "src too long", in: `<img src="data:image/png;base64,` + strings.Repeat("A", maxSrcBytes) + `"/>x`, text: "[image]x"},
+		{name: "media in a quote", in: `<quote id="q"><img src="old.png"/></quote>new`, text: "new", quote: "q"},
+		{name: "too many media", in: strings.Repeat(`<img src="i"/>`, state.MaxMediaPerMessage+1), text: "[image]",
+			media: slices.Repeat([]state.Media{{Kind: state.MediaPhoto, FileID: "i", UniqueID: "i"}}, state.MaxMediaPerMessage)},
 		{name: "br and p", in: `<p>one</p><p>two</p>three<br/>four`, text: "one\ntwo\nthree\nfour"},
 		{name: "unknown element keeps text", in: `<b>bold</b> <i>it</i> <custom x="1">c</custom>`, text: "bold it c"},
 		{name: "sharp", in: `see <sharp id="c1" name="general"/>`, text: "see #general"},
@@ -52,6 +70,9 @@ func TestParseContent(t *testing.T) {
 			}
 			if !slices.Equal(got.MentionIDs, tt.mentions) {
 				t.Errorf("mentions = %q, want %q", got.MentionIDs, tt.mentions)
+			}
+			if !reflect.DeepEqual(got.Media, tt.media) {
+				t.Errorf("media = %+v, want %+v", got.Media, tt.media)
 			}
 		})
 	}

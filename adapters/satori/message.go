@@ -89,6 +89,7 @@ func (a *Adapter) convert(ev *wireEvent, now time.Time) (state.Channel, state.Me
 		SenderName:  sender,
 		Self:        self,
 		Content:     truncate(content.Text, state.MaxContentBytes),
+		Media:       content.Media,
 		ReplyTo:     quoteID,
 		Mentioned:   !self && content.Mentions(l.SelfID),
 		ReplyToSelf: !self && quoteUser != "" && quoteUser == l.SelfID,

@@ -46,6 +46,10 @@ type Config struct {
 	// SendAttempts is how many times a send is tried when it surely did
 	// not go out (5xx, connection refused) [3].
 	SendAttempts int
+	// MediaHosts are the hosts besides the API server's own (host, or
+	// host:port for one port only) the files of messages may be fetched
+	// from; a file anywhere else is not fetched.
+	MediaHosts []string
 	// HTTPClient, when set, is used for API calls and the WebSocket
 	// handshake (tests, proxies).
 	HTTPClient *http.Client

@@ -217,7 +217,8 @@ func TestReceiveAndReply(t *testing.T) {
 			if fmt.Sprint(g.ch) != fmt.Sprint(wantCh) {
 				t.Errorf("channel = %+v, want %+v", g.ch, wantCh)
 			}
-			if g.msg.Content != "@Bot is 1 < 2 && [image]?" || !g.msg.Mentioned || g.msg.Self ||
+			if g.msg.Content != "@Bot is 1 < 2 && ?" || !g.msg.Mentioned || g.msg.Self ||
+				len(g.msg.Media) != 1 || g.msg.Media[0].Kind != state.MediaPhoto ||
 				g.msg.SenderName != "Ali (admin)" || g.msg.SenderID != "test:u1" || g.msg.PlatformID != "m1" || !g.msg.Time.Equal(at) {
 				t.Errorf("group message = %+v", g.msg)
 			}
@@ -651,7 +652,8 @@ func TestElementTreeAndOtherEvents(t *testing.T) {
 		}},
 	})
 	got := in.wait(t, 1)
-	if m := got[0].msg; m.Content != "@Bot 1 < 2 & [image]bold" || !m.Mentioned || m.PlatformID != "e1" {
+	if m := got[0].msg; m.Content != "@Bot 1 < 2 & bold" || !m.Mentioned || m.PlatformID != "e1" ||
+		len(m.Media) != 1 || m.Media[0].FileID != "https://x/y.png" || m.Media[0].Width != 100 {
 		t.Errorf("message from elements = %+v", m)
 	}
 	cur.wait(t, a.CursorKey(), "2")

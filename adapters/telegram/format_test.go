@@ -207,7 +207,7 @@ func FuzzAddressed(f *testing.F) {
 	f.Fuzz(func(t *testing.T, text string, off, length int, typ string) {
 		m := &telego.Message{Text: text, Entities: []telego.MessageEntity{{Type: typ, Offset: off, Length: length}}}
 		addressed(m, 42, "airi_bot")
-		_ = messageContent(m)
+		_ = messageContent(m, false)
 		plain := &telego.Message{Text: text}
 		want := containsMention(strings.ToLower(text), "@airi_bot")
 		if got := addressed(plain, 42, "airi_bot"); got != want {

@@ -71,8 +71,9 @@ func (a *Adapter) convert(m *telego.Message) (state.Channel, state.Message, bool
 	botID, botName := a.Me()
 	a.learnTopic(m)
 	a.rememberTopic(m)
-	content := messageContent(m)
-	if content == "" {
+	attached := media(m, a.cfg.MediaMaxBytes)
+	content := messageContent(m, len(attached) > 0)
+	if content == "" && len(attached) == 0 {
 		return state.Channel{}, state.Message{}, false
 	}
 	if len(content) > state.MaxContentBytes {
@@ -83,6 +84,7 @@ func (a *Adapter) convert(m *telego.Message) (state.Channel, state.Message, bool
 		ChannelID:  chatID,
 		PlatformID: strconv.Itoa(m.MessageID),
 		Content:    content,
+		Media:      attached,
 		Time:       time.Unix(m.Date, 0).UTC(),
 	}
 	switch {
@@ -159,14 +161,16 @@ func chatTitle(c *telego.Chat) string {
 }
 
 // messageContent is the text the model reads: the text or caption after a
-// placeholder for any media, and who wrote it first when forwarded.
-func messageContent(m *telego.Message) string {
+// placeholder for what is not a file (a location, a poll), and who wrote
+// it first when forwarded. Files are not written here: they are the
+// message's Media, and hasMedia says there are some.
+func messageContent(m *telego.Message, hasMedia bool) string {
 	text := m.Text
 	if text == "" {
 		text = m.Caption
 	}
 	var parts []string
-	if m.ForwardOrigin != nil && (text != "" || placeholder(m) != "") {
+	if m.ForwardOrigin != nil && (text != "" || hasMedia || placeholder(m) != "") {
 		parts = append(parts, bracket("forwarded from", forwardedFrom(m.ForwardOrigin)))
 	}
 	if ph := placeholder(m); ph != "" {
@@ -193,33 +197,10 @@ func forwardedFrom(o telego.MessageOrigin) string {
 	return ""
 }
 
-// placeholder describes a message's media in brackets, or "".
+// placeholder describes in brackets what a message carries that is not
+// a file (files are its Media), or "".
 func placeholder(m *telego.Message) string {
 	switch {
-	case len(m.Photo) > 0:
-		return "[photo]"
-	case m.Sticker != nil:
-		if m.Sticker.Emoji != "" {
-			return "[sticker " + m.Sticker.Emoji + "]"
-		}
-		return "[sticker]"
-	case m.Animation != nil:
-		return "[animation]"
-	case m.Voice != nil:
-		return fmt.Sprintf("[voice message %ds]", m.Voice.Duration)
-	case m.VideoNote != nil:
-		return "[video message]"
-	case m.Video != nil:
-		return "[video]"
-	case m.Audio != nil:
-		name := strings.TrimSpace(strings.TrimSpace(m.Audio.Performer + " – " + m.Audio.Title))
-		name = strings.Trim(name, "– ")
-		if name == "" {
-			name = m.Audio.FileName
-		}
-		return bracket("audio", name)
-	case m.Document != nil:
-		return bracket("document", m.Document.FileName)
 	case m.Location != nil:
 		return "[location]"
 	case m.Venue != nil:

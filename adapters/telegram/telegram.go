@@ -59,6 +59,10 @@ type Config struct {
 	// WebhookSecret is the secret token Telegram sends with every webhook
 	// request (TELEGRAM_WEBHOOK_SECRET); required with WebhookURL.
 	WebhookSecret string
+	// MediaMaxBytes is the largest photo size an incoming photo is
+	// recorded with: of the sizes Telegram offers, the largest that fits
+	// [DefaultMediaMaxBytes].
+	MediaMaxBytes int64
 	// HTTPClient replaces the adapter's own client. Leave its Timeout zero:
 	// every request gets its deadline from PollTimeout and HTTPTimeout.
 	HTTPClient *http.Client
@@ -120,6 +124,9 @@ func New(cfg Config, cursors adapters.Cursors, logger *zap.Logger) (*Adapter, er
 	}
 	if cfg.MaxRetryWait <= 0 {
 		cfg.MaxRetryWait = time.Minute
+	}
+	if cfg.MediaMaxBytes <= 0 {
+		cfg.MediaMaxBytes = DefaultMediaMaxBytes
 	}
 	if logger == nil {
 		logger = zap.NewNop()

@@ -139,37 +139,6 @@ func TestMentionDetection(t *testing.T) {
 	}
 }
 
-func TestPlaceholders(t *testing.T) {
-	srv := startServer(t)
-	a := newAdapter(t, srv, nil)
-	inbox := newInbox()
-	run(t, a, inbox)
-
-	tests := []struct {
-		in   telegramtest.Incoming
-		want string
-	}{
-		{telegramtest.Incoming{Media: "photo", Caption: "my cat"}, "[photo] my cat"},
-		{telegramtest.Incoming{Media: "photo"}, "[photo]"},
-		{telegramtest.Incoming{Media: "sticker", Emoji: "😀"}, "[sticker 😀]"},
-		{telegramtest.Incoming{Media: "voice"}, "[voice message 3s]"},
-		{telegramtest.Incoming{Media: "document", FileName: "notes.pdf", Caption: "read this"}, "[document notes.pdf] read this"},
-		{telegramtest.Incoming{Media: "video"}, "[video]"},
-		{telegramtest.Incoming{Media: "audio", FileName: "song.mp3"}, "[audio song.mp3]"},
-		{telegramtest.Incoming{Text: "big news", ForwardedFrom: "Carol"}, "[forwarded from Carol] big news"},
-		{telegramtest.Incoming{Media: "photo", ForwardedFrom: "Dan"}, "[forwarded from Dan] [photo]"},
-	}
-	for i, tt := range tests {
-		t.Run(tt.want, func(t *testing.T) {
-			tt.in.From = ann
-			srv.Post(tt.in)
-			if got := inbox.wait(t, i+1)[i].Content; got != tt.want {
-				t.Fatalf("content = %q, want %q", got, tt.want)
-			}
-		})
-	}
-}
-
 func TestEditsAreDelivered(t *testing.T) {
 	srv := startServer(t)
 	a := newAdapter(t, srv, nil)

@@ -16,6 +16,7 @@ import (
 //	POST /_control/drop           drops every event stream connection
 //	POST /_control/fail-sends?n=1&status=500&body=...
 //	POST /_control/pongs?stop=true|false
+//	POST /_control/files?name=N&type=T, GET /_control/files (file.go)
 func (s *Server) control(mux *http.ServeMux) {
 	mux.HandleFunc("POST /_control/messages", func(w http.ResponseWriter, r *http.Request) {
 		var m Message

@@ -1,7 +1,8 @@
 // Package satoritest runs a fake Satori server on httptest for tests: the
 // WebSocket event stream (IDENTIFY, READY, EVENT, PING/PONG, resume from
 // the sequence number sent in IDENTIFY), the HTTP API recording created
-// messages, both protocol revisions, and fault injection. A control API
+// messages, files served at /files/<name> for the media of messages (with
+// the requests counted), both protocol revisions, and fault injection. A control API
 // under /_control/ lets other processes drive it (cmd/fakesatori).
 package satoritest
 
@@ -145,6 +146,10 @@ type Server struct {
 	noPong     bool
 	faults     []fault
 	reacted    []Reacted
+
+	// Files served at /files/ (file.go), and the requests per name.
+	files        map[string]*fileState
+	fileRequests map[string]int
 }
 
 type event struct {
@@ -181,7 +186,9 @@ func NewServer(opts Options) *Server {
 	mux.HandleFunc("POST "+path+"/v1/{method}", func(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "method not found", http.StatusNotFound)
 	})
+	mux.HandleFunc("GET /files/{name}", s.serveFile)
 	s.control(mux)
+	s.controlFiles(mux)
 	s.reactionControl(mux)
 	s.hs = httptest.NewServer(mux)
 	return s

@@ -22,6 +22,19 @@ type ControlMessage struct {
 	Media     string `json:"media,omitempty"`
 	Emoji     string `json:"emoji,omitempty"`
 	FileName  string `json:"file_name,omitempty"`
+	// The fields of Incoming that describe the attachment; file and
+	// thumb are base64 in JSON.
+	SetName   string `json:"set_name,omitempty"`
+	Animated  bool   `json:"animated,omitempty"`
+	Performer string `json:"performer,omitempty"`
+	Title     string `json:"title,omitempty"`
+	File      []byte `json:"file,omitempty"`
+	FileSize  int64  `json:"file_size,omitempty"`
+	FileID    string `json:"file_id,omitempty"`
+	UniqueID  string `json:"file_unique_id,omitempty"`
+	Mime      string `json:"mime_type,omitempty"`
+	Duration  int    `json:"duration,omitempty"`
+	Thumb     []byte `json:"thumb,omitempty"`
 	// Thread is a forum topic id (the chat becomes a forum).
 	Thread int `json:"thread,omitempty"`
 	// ForwardedFrom makes the message a forward of a post by that name.
@@ -44,6 +57,7 @@ type ControlFault struct {
 //	GET  /_control/sent     [Sent]; ?min=N&wait=10s waits for N of them
 //	GET  /_control/actions  [ChatAction]
 //	GET  /_control/updates  {"pending": [update ids], "calls": {method: n}}
+//	GET  /_control/files    {file_id: FileCounts}
 //	POST /_control/react    ControlReaction → {"queued"}
 //	POST /_control/admin    {"chat_id", "admin"}
 //	GET  /_control/reactions [SetReaction]
@@ -66,7 +80,10 @@ func (s *Server) serveControl(w http.ResponseWriter, r *http.Request) {
 			chat.Title = "Group " + strconv.FormatInt(chat.ID, 10)
 		}
 		m := s.Post(Incoming{Chat: chat, From: in.From, Text: in.Text, Caption: in.Caption, ReplyTo: in.ReplyTo,
-			Media: in.Media, Emoji: in.Emoji, FileName: in.FileName, Thread: in.Thread, ForwardedFrom: in.ForwardedFrom})
+			Media: in.Media, Emoji: in.Emoji, Set: in.SetName, Animated: in.Animated, FileName: in.FileName,
+			Performer: in.Performer, Title: in.Title, File: in.File, FileSize: in.FileSize, FileID: in.FileID,
+			UniqueID: in.UniqueID, Mime: in.Mime, Duration: in.Duration, Thumb: in.Thumb,
+			Thread: in.Thread, ForwardedFrom: in.ForwardedFrom})
 		writeJSON(w, http.StatusOK, map[string]any{"message_id": m.MessageID, "chat_id": m.Chat.ID})
 	case "POST /_control/raw":
 		var fields map[string]any
@@ -129,6 +146,8 @@ func (s *Server) serveControl(w http.ResponseWriter, r *http.Request) {
 		}
 		s.mu.Unlock()
 		writeJSON(w, http.StatusOK, map[string]any{"pending": s.Pending(), "calls": calls})
+	case "GET /_control/files":
+		writeJSON(w, http.StatusOK, s.Files())
 	default:
 		if !s.serveReactionControl(w, r) {
 			http.Error(w, "unknown control call", http.StatusNotFound)

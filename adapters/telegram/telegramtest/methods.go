@@ -20,6 +20,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.serveControl(w, r)
 		return
 	}
+	if rest, ok := strings.CutPrefix(r.URL.Path, "/file/bot"); ok {
+		token, filePath, _ := strings.Cut(rest, "/")
+		s.serveFile(w, r, token, filePath)
+		return
+	}
 	rest, ok := strings.CutPrefix(r.URL.Path, "/bot")
 	if !ok {
 		writeError(w, http.StatusNotFound, "Not Found", 0)
@@ -70,6 +75,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		status, result, desc = s.setMessageReaction(p)
 	case "getChat":
 		status, result, desc = s.getChat(p)
+	case "getFile":
+		status, result, desc = s.getFile(p)
 	case "setWebhook":
 		status, result, desc = s.setWebhook(p)
 	case "deleteWebhook":

@@ -12,7 +12,9 @@
 // among those the chat allows (REACTION_INVALID otherwise), getChat with
 // available_reactions, and message_reaction updates queued by React only
 // when allowed_updates asked for them and, in groups, the bot is an
-// administrator. Faults (429 with retry_after, refused entities, a
+// administrator; getFile and the file downloads under /file/bot<token>/
+// for the media of the messages injected, with Telegram's 20 MB refusal,
+// counted per file. Faults (429 with retry_after, refused entities, a
 // connection dropped after the message was sent) are injected per method.
 //
 // Tests inject user messages with Post and read what the bot sent with
@@ -66,6 +68,11 @@ type Server struct {
 	faults    map[string][]Fault
 	calls     map[string]int
 
+	// Files announced with media (media.go), by file_id and file_path.
+	files   map[string]*file
+	paths   map[string]*file
+	fileSeq int
+
 	// Reactions (reaction.go).
 	reactions      []SetReaction
 	available      map[int64][]string
@@ -108,6 +115,8 @@ func NewServer(opts Options) *Server {
 		topics:   make(map[int64]map[int]bool),
 		faults:   make(map[string][]Fault),
 		calls:    make(map[string]int),
+		files:    make(map[string]*file),
+		paths:    make(map[string]*file),
 		inflight: make(map[int]bool),
 		retryAt:  make(map[int]time.Time),
 	}
@@ -203,20 +212,7 @@ func (s *Server) Post(in Incoming) Message {
 	if in.Media != "" {
 		m.Caption = in.Caption
 		m.CaptionEntities = computeEntities(in.Caption)
-		switch in.Media {
-		case "photo":
-			m.Photo = []map[string]any{{"file_id": "p1", "file_unique_id": "p1", "width": 90, "height": 90}}
-		case "sticker":
-			m.Sticker = map[string]any{"file_id": "s1", "file_unique_id": "s1", "type": "regular", "width": 512, "height": 512, "emoji": in.Emoji}
-		case "voice":
-			m.Voice = map[string]any{"file_id": "v1", "file_unique_id": "v1", "duration": 3}
-		case "document":
-			m.Document = map[string]any{"file_id": "d1", "file_unique_id": "d1", "file_name": in.FileName}
-		case "video":
-			m.Video = map[string]any{"file_id": "w1", "file_unique_id": "w1", "width": 640, "height": 480, "duration": 5}
-		case "audio":
-			m.Audio = map[string]any{"file_id": "a1", "file_unique_id": "a1", "duration": 60, "file_name": in.FileName}
-		}
+		s.attach(m, in)
 	} else {
 		m.Text = in.Text
 		m.Entities = in.Entities

@@ -70,6 +70,8 @@ type Message struct {
 	Document        any      `json:"document,omitempty"`
 	Video           any      `json:"video,omitempty"`
 	Audio           any      `json:"audio,omitempty"`
+	VideoNote       any      `json:"video_note,omitempty"`
+	Animation       any      `json:"animation,omitempty"`
 	// ForumTopicCreated and ForumTopicEdited make a service message of
 	// a forum: {"name": ..., "icon_color": ...}.
 	ForumTopicCreated map[string]any `json:"forum_topic_created,omitempty"`
@@ -114,11 +116,36 @@ type Incoming struct {
 	Caption string
 	// ReplyTo is the id of a message of the same chat this one answers.
 	ReplyTo int
-	// Media is "photo", "sticker" (Emoji), "voice", "document" (FileName),
-	// "video" or "audio" (FileName), or empty.
-	Media    string
-	Emoji    string
-	FileName string
+	// Media is "photo", "sticker" (Emoji, Set, Animated), "voice",
+	// "audio" (FileName, Performer, Title), "video", "video_note",
+	// "animation", "document" (FileName), or empty.
+	Media     string
+	Emoji     string
+	Set       string
+	Animated  bool
+	FileName  string
+	Performer string
+	Title     string
+	// File is the attachment's bytes, served after getFile; nil serves a
+	// small stand-in (a real PNG image for a photo).
+	File []byte
+	// FileSize, when set, is the size announced instead of len(File): a
+	// large file announced without holding its bytes (zeros are served),
+	// or a size that does not match what is served.
+	FileSize int64
+	// FileID and UniqueID replace the ids the server makes up for each
+	// message, so that two messages can carry the same file.
+	FileID   string
+	UniqueID string
+	// Mime is the announced mime_type [the kind's usual type].
+	Mime string
+	// Duration is a voice note's, audio's or video's length in seconds
+	// [the kind's default].
+	Duration int
+	// Thumb is the thumbnail's bytes [a small PNG image]; a document has
+	// a thumbnail only when it is set. For a photo it is the smaller of
+	// the two sizes offered.
+	Thumb []byte
 	// Entities replaces the computed entities of Text when set.
 	Entities []Entity
 	// Thread is the forum topic the message is written in (the chat must
