@@ -145,7 +145,7 @@ func buildAdapters(cfg config, cursors adapters.Cursors, log *zap.Logger) ([]run
 	var out []runtime.Adapter
 	if cfg.TelegramToken != "" {
 		tg, err := telegram.New(telegram.Config{Token: cfg.TelegramToken, APIBaseURL: cfg.TelegramAPIBaseURL,
-			WebhookURL: cfg.TelegramWebhookURL, WebhookSecret: cfg.TelegramWebhookSecret}, cursors, log)
+			WebhookURL: cfg.TelegramWebhookURL, WebhookSecret: cfg.TelegramWebhookSecret, MediaMaxBytes: cfg.Media.MaxBytes}, cursors, log)
 		if err != nil {
 			return nil, fmt.Errorf("telegram adapter: %w", err)
 		}
@@ -155,7 +155,7 @@ func buildAdapters(cfg config, cursors adapters.Cursors, log *zap.Logger) ([]run
 		// With another adapter beside it, Satori ids carry their login's
 		// platform ("qq:12345") from the start.
 		qualify := cfg.TelegramToken != ""
-		sa, err := satori.New(satori.Config{WSURL: cfg.SatoriWSURL, APIBaseURL: cfg.SatoriAPIBaseURL, Token: cfg.SatoriToken, Qualify: qualify}, cursors, log)
+		sa, err := satori.New(satori.Config{WSURL: cfg.SatoriWSURL, APIBaseURL: cfg.SatoriAPIBaseURL, Token: cfg.SatoriToken, Qualify: qualify, MediaHosts: cfg.MediaHosts}, cursors, log)
 		if err != nil {
 			return nil, fmt.Errorf("satori adapter: %w", err)
 		}
