@@ -212,7 +212,7 @@ func (b *Builder) Build(ctx context.Context, in Input) (Prompt, error) {
 	if err != nil {
 		return Prompt{}, fmt.Errorf("build prompt for %q: %w", in.Channel.ID, err)
 	}
-	in.History, in.Incoming = labelled(in.History), labelled(in.Incoming)
+	in.History, in.Incoming = labelled(in.History, historyMediaRunes), labelled(in.Incoming, 0)
 	in, shown := b.fitIncoming(in, b.opts.MaxTokens/4)
 
 	hist := b.window(in.History, in.HistoryTotal)

@@ -1,6 +1,17 @@
 package planner
 
-import "github.com/airi-go/airi/state"
+import (
+	"strings"
+	"unicode/utf8"
+
+	"github.com/airi-go/airi/state"
+)
+
+// historyMediaRunes bounds what the history shows of a description or
+// a transcript: the model read it whole when the message was new, and
+// ten images in the window should not cost much more than their
+// placeholders.
+const historyMediaRunes = 80
 
 // ImageTokens is what an inline image is counted in a request's
 // estimate: about what providers charge for one image at automatic
@@ -9,8 +20,9 @@ const ImageTokens = 800
 
 // labelled returns msgs with the labels of their attachments in front of
 // their text ("[photo: a grey cat] my cat"), the way the model reads
-// them; msgs itself is not changed.
-func labelled(msgs []state.Message) []state.Message {
+// them, what was made of each cut to limit runes when limit > 0; msgs
+// itself is not changed.
+func labelled(msgs []state.Message, limit int) []state.Message {
 	var out []state.Message
 	for i, m := range msgs {
 		if len(m.Media) == 0 {
@@ -18,6 +30,12 @@ func labelled(msgs []state.Message) []state.Message {
 		}
 		if out == nil {
 			out = append([]state.Message(nil), msgs...)
+		}
+		if limit > 0 {
+			m.Media = append([]state.Media(nil), m.Media...)
+			for j := range m.Media {
+				m.Media[j].Text = shorten(m.Media[j].Text, limit)
+			}
 		}
 		out[i].Content = m.WithMedia()
 	}
@@ -64,4 +82,23 @@ func hasImage(imgs []state.Image, hash string) bool {
 		}
 	}
 	return false
+}
+
+// shorten cuts s to at most n runes at a word boundary, marking the cut;
+// a quoted transcript keeps its closing quote.
+func shorten(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	quoted := strings.HasPrefix(s, `"`) && strings.HasSuffix(s, `"`)
+	r := []rune(s)[:n]
+	cut := string(r)
+	if i := strings.LastIndexByte(cut, ' '); i > n/2 {
+		cut = cut[:i]
+	}
+	cut = strings.TrimRight(cut, " ,.;:") + "…"
+	if quoted {
+		cut += `"`
+	}
+	return cut
 }

@@ -67,3 +67,52 @@ func TestBuildShowsAttachments(t *testing.T) {
 		t.Error("Build changed its input")
 	}
 }
+
+// describedCat is a description as long as the vision model is asked
+// for at most.
+const describedCat = "A grey tabby cat asleep on a laptop keyboard, one paw over the trackpad; a mug of tea and a notebook with handwritten sums beside it, lit by a desk lamp."
+
+// TestDescribedImagesCost measures what ten described images in the
+// window cost over the same chat with placeholders.
+func TestDescribedImagesCost(t *testing.T) {
+	b := newTestBuilder(t, "", BuilderOptions{})
+	build := func(text string) int {
+		in := fixture("telegram", true)
+		in.History = append([]state.Message(nil), in.History...)
+		n := 0
+		for i := range in.History {
+			if in.History[i].Self || n == 10 {
+				continue
+			}
+			in.History[i].Media = []state.Media{{Kind: state.MediaPhoto, Hash: "h", Text: text}}
+			n++
+		}
+		if n != 10 {
+			t.Fatalf("%d photos in the window", n)
+		}
+		p, err := b.Build(context.Background(), in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p.Tokens
+	}
+	placeholders, described := build(""), build(describedCat)
+	ratio := float64(described) / float64(placeholders)
+	t.Logf("tokens per call: %d with placeholders, %d with ten descriptions (%.3f)", placeholders, described, ratio)
+	if ratio > 1.15 {
+		t.Errorf("ten described images cost %.1f%% more than placeholders; the goal is at most 15%%", (ratio-1)*100)
+	}
+}
+
+func TestShorten(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"short enough", "short enough"},
+		{"a grey tabby cat asleep on a laptop keyboard", "a grey tabby cat…"},
+		{`"see you at five by the old pier"`, `"see you at five by…"`},
+	}
+	for _, tt := range tests {
+		if got := shorten(tt.in, 20); got != tt.want {
+			t.Errorf("shorten(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
