@@ -372,11 +372,12 @@ func oneParagraph(s string) string {
 	return cutRunes(s, 600)
 }
 
-// quoted is a transcript or a document's text as a label shows it.
+// quoted is a transcript or a document's text as a label shows it, in
+// typographic quotes: the message around it is quoted with plain ones.
 func quoted(s string) string {
 	s = strings.Join(strings.Fields(s), " ")
 	s = strings.ReplaceAll(s, `"`, "'")
-	return `"` + cutRunes(s, textMaxRunes) + `"`
+	return "“" + cutRunes(s, textMaxRunes) + "”"
 }
 
 // cutRunes cuts s to n runes, marking the cut.

@@ -213,7 +213,7 @@ func TestVoiceTranscribedOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i, m := range res.Messages {
-		if got := m.Media[0].Label(); got != `[voice 0:12: "I said hello 'twice'"]` {
+		if got := m.Media[0].Label(); got != `[voice 0:12: “I said hello 'twice'”]` {
 			t.Errorf("message %d: %s", i, got)
 		}
 	}

@@ -90,7 +90,7 @@ func shorten(s string, n int) string {
 	if utf8.RuneCountInString(s) <= n {
 		return s
 	}
-	quoted := strings.HasPrefix(s, `"`) && strings.HasSuffix(s, `"`)
+	quoted := strings.HasPrefix(s, "“") && strings.HasSuffix(s, "”")
 	r := []rune(s)[:n]
 	cut := string(r)
 	if i := strings.LastIndexByte(cut, ' '); i > n/2 {
@@ -98,7 +98,7 @@ func shorten(s string, n int) string {
 	}
 	cut = strings.TrimRight(cut, " ,.;:") + "…"
 	if quoted {
-		cut += `"`
+		cut += "”"
 	}
 	return cut
 }

@@ -108,7 +108,7 @@ func TestShorten(t *testing.T) {
 	tests := []struct{ in, want string }{
 		{"short enough", "short enough"},
 		{"a grey tabby cat asleep on a laptop keyboard", "a grey tabby cat…"},
-		{`"see you at five by the old pier"`, `"see you at five by…"`},
+		{"“see you at five by the old pier”", "“see you at five by…”"},
 	}
 	for _, tt := range tests {
 		if got := shorten(tt.in, 20); got != tt.want {

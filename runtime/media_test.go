@@ -181,7 +181,7 @@ func TestVoiceNoteIsTranscribedOnce(t *testing.T) {
 		t.Fatalf("%d main calls, want 2", len(reqs))
 	}
 	for i, r := range reqs {
-		if text := requestText(r); !strings.Contains(text, `[voice 0:12: \"see you at five\"]`) && !strings.Contains(text, `[voice 0:12: "see you at five"]`) {
+		if text := requestText(r); !strings.Contains(text, "[voice 0:12: “see you at five”]") {
 			t.Errorf("request %d lacks the transcript:\n%s", i, text)
 		}
 	}

@@ -124,7 +124,7 @@ type MediaCache interface {
 
 // Label is how a message shows an attachment to the model: its kind and
 // the details it has, then what was made of it ("[photo: a grey cat on
-// a keyboard]", `[voice 0:12: "see you at five"]`, "[sticker 😂 from
+// a keyboard]", "[voice 0:12: “see you at five”]", "[sticker 😂 from
 // Cats]", "[document notes.pdf, 1.2 MB]").
 func (m Media) Label() string {
 	var b strings.Builder
