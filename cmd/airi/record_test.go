@@ -61,6 +61,9 @@ type scriptLine struct {
 	text    string
 	replyTo string
 	mention bool
+	// media are the message's attachments; the recorder's adapter serves
+	// each file's id as its bytes.
+	media []state.Media
 }
 
 // scriptStep is one scripted model call.
@@ -179,7 +182,32 @@ type sessionScript struct {
 	// recorded before attention policies keep "all", so that they go on
 	// showing that older sessions replay.
 	attention attention.Mode
-	play      func(r *recording)
+	// seen, when set, is what the vision model says of every image and
+	// heard what the speech model hears in every voice note.
+	seen, heard string
+	play        func(r *recording)
+}
+
+// scriptedEyes is a vision model that says the same of every image.
+type scriptedEyes struct{ seen string }
+
+func (e scriptedEyes) Complete(_ context.Context, req planner.Request) (planner.Response, error) {
+	return planner.Response{Content: e.seen, Attempts: 1, Usage: state.Usage{PromptTokens: 850, CompletionTokens: len(e.seen) / 4}}, nil
+}
+
+// scriptedEars is a speech model that hears the same in every voice note.
+type scriptedEars struct{ heard string }
+
+func (e scriptedEars) Transcribe(context.Context, []byte, string) (string, error) {
+	return e.heard, nil
+}
+
+// FetchMedia serves a file's id as its bytes.
+func (a *idAdapter) FetchMedia(_ context.Context, m state.Media, thumb bool, _ int64) ([]byte, string, error) {
+	if thumb {
+		return []byte(m.Thumb), "image/jpeg", nil
+	}
+	return []byte(m.FileID), m.Mime, nil
 }
 
 func (sc sessionScript) record(t testing.TB, dbPath string) *recording {
@@ -212,11 +240,18 @@ func (sc sessionScript) record(t testing.TB, dbPath string) *recording {
 	if sc.channel.Platform == console.Name {
 		ad = console.New(console.Config{ChannelID: sc.channel.ID, BotName: runtime.BotName(cfg.BotName, p), Now: clock.Now}, strings.NewReader(""), &bytes.Buffer{}, log)
 	}
-	rt, err := runtime.New(cfg, runtime.Deps{Logger: log,
+	deps := runtime.Deps{Logger: log,
 		Model: r.model, Store: store, Prompts: p, Adapters: []runtime.Adapter{{Sender: ad}}, Now: clock.Now,
 		// The continue delay, on the recorder's clock.
 		OnTick: func(state.Tick) { clock.add(time.Second) },
-	})
+	}
+	if sc.seen != "" {
+		deps.Vision = scriptedEyes{seen: sc.seen}
+	}
+	if sc.heard != "" {
+		deps.Speech = scriptedEars{heard: sc.heard}
+	}
+	rt, err := runtime.New(cfg, deps)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -240,7 +275,7 @@ func (r *recording) deliver(l scriptLine) {
 	}
 	msg := state.Message{
 		PlatformID: id, SenderID: strings.ToLower(l.from), SenderName: l.from, Content: l.text,
-		ReplyTo: l.replyTo, Mentioned: l.mention, Time: now,
+		ReplyTo: l.replyTo, Mentioned: l.mention, Time: now, Media: l.media,
 	}
 	ch := r.channel
 	if err := r.rt.Inbox(ch.Platform).Deliver(r.ctx, ch, msg); err != nil {
@@ -450,6 +485,27 @@ func sessionScripts() []sessionScript {
 					scriptLine{after: 15 * time.Second, from: "Ana", text: "@juni_bot is the fog horn on tonight?", mention: true},
 				)
 				r.wake("addressed:mention")
+			},
+		},
+		{
+			// A photo described once by the vision model and a voice
+			// note transcribed once: the session keeps the description
+			// and the transcript, so it replays without either model.
+			file: "media.jsonl", attention: attention.ModeAll, start: day.Add(7 * time.Hour), firstID: 1300,
+			channel: state.Channel{ID: "512345678", Platform: "telegram", Title: "Ada"},
+			seen:    "A ginger cat curled up asleep inside an open cardboard box on a wooden floor.",
+			heard:   "are you coming to the pier tonight? bring the red torch",
+			steps: []scriptStep{
+				{answer: runtimetest.SendAnswer("512345678", "Biscuit has found the best box in the house. no moving it now."), latency: millis(1300)},
+				{answer: runtimetest.SendAnswer("512345678", "on my way after the 22:00 ferry. red torch packed."), latency: millis(1100)},
+			},
+			play: func(r *recording) {
+				r.say(scriptLine{from: "Ada", text: "guess who found the new box", media: []state.Media{
+					{Kind: state.MediaPhoto, FileID: "photo-biscuit-box", UniqueID: "AQADbiscuitbox", Mime: "image/jpeg", Width: 1280, Height: 960, Size: 17}}})
+				r.wake("message")
+				r.say(scriptLine{after: 3 * time.Minute, from: "Ada", media: []state.Media{
+					{Kind: state.MediaVoice, FileID: "voice-pier", UniqueID: "AwADvoicepier", Mime: "audio/ogg", Duration: 6, Size: 10}}})
+				r.wake("message")
 			},
 		},
 	}
