@@ -75,16 +75,16 @@ func decodeImageURL(u string) (Image, error) {
 	}
 	rest, ok := strings.CutPrefix(u, "data:")
 	if !ok {
-		return img, errors.New("Invalid image URL: expected a base64-encoded data URL or an http(s) URL")
+		return img, errors.New("invalid image URL: expected a base64-encoded data URL or an http(s) URL")
 	}
 	meta, data, ok := strings.Cut(rest, ",")
 	mime, isBase64 := strings.CutSuffix(meta, ";base64")
 	if !ok || !isBase64 || !strings.HasPrefix(mime, "image/") {
-		return img, fmt.Errorf("Invalid image data URL: want data:image/...;base64,..., got %.40q", u)
+		return img, fmt.Errorf("invalid image data URL: want data:image/...;base64,..., got %.40q", u)
 	}
 	b, err := base64.StdEncoding.DecodeString(data)
 	if err != nil {
-		return img, fmt.Errorf("Invalid image data: %v", err)
+		return img, fmt.Errorf("invalid image data: %v", err)
 	}
 	img.Mime, img.Data = mime, b
 	return img, nil
