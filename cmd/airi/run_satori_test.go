@@ -61,7 +61,7 @@ func TestRunSatori(t *testing.T) {
 					seen.WriteString(m.Content)
 				}
 			}
-			if !strings.Contains(seen.String(), "@Juni is 1 < 2 && tok-1? [image]") {
+			if !strings.Contains(seen.String(), "[photo] @Juni is 1 < 2 && tok-1?") {
 				t.Errorf("the model did not see decoded text; requests:\n%s", seen.String())
 			}
 			if strings.Contains(seen.String(), "<at") || strings.Contains(seen.String(), "&lt;") {
