@@ -340,3 +340,28 @@ func TestEvalInterruptedPrintsPartialResult(t *testing.T) {
 		t.Errorf("want the one completed run reported:\n%s", out)
 	}
 }
+
+// TestEvalShowsMedia runs the labelled media session: the model is shown
+// each attachment as recorded, with no vision or speech model.
+func TestEvalShowsMedia(t *testing.T) {
+	srv := openaitest.NewServer(t, func(_ context.Context, req openaitest.Request) openaitest.Reply {
+		return openaitest.Text(`{"action":"send_message","channelId":"512349001","content":"a luna moth, by the tails"}`)
+	})
+	code, _, stderr := runEval(t, srv.URL(), "--json", "--runs", "1", filepath.Join(evalSessions, "media.jsonl"))
+	if code != 0 {
+		t.Fatalf("airi eval exited %d: %s", code, stderr)
+	}
+	var all strings.Builder
+	for _, r := range srv.Requests() {
+		all.WriteString(r.LastUser())
+	}
+	for _, want := range []string{
+		"[photo: A large pale green moth with long tails",
+		"[voice 0:07: “juni can you remind me",
+		"[document moth-photos-2025.zip, 30.0 MB: not fetched",
+	} {
+		if !strings.Contains(all.String(), want) {
+			t.Errorf("no request showed %q", want)
+		}
+	}
+}
