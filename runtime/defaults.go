@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/airi-go/airi/actions"
+	"github.com/airi-go/airi/media"
 	"github.com/airi-go/airi/planner"
 	"github.com/airi-go/airi/schedule"
 	"github.com/airi-go/airi/scheduler"
@@ -43,5 +44,6 @@ func Defaults() Config {
 		TZ:                  time.UTC,
 		ScheduleMax:         schedule.DefaultMax,
 		ScheduleMaxPerUser:  schedule.DefaultMaxPerPerson,
+		Media:               media.Config{MaxBytes: media.DefaultMaxBytes, VoiceMaxSeconds: media.DefaultVoiceMaxSeconds},
 	}
 }
