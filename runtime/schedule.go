@@ -61,7 +61,7 @@ func (b *Bot) ReminderCounts() *schedule.Counts { return b.remCounts }
 // message would, no sooner.
 func (b *Bot) reminderDropped(ctx context.Context, r state.Reminder, reason string) {
 	msg := state.Message{ChannelID: r.ChannelID, PlatformID: fmt.Sprintf("airi-reminder-dropped-%d-%d", r.ID, r.Count),
-		SenderID: "airi:reminder", SenderName: reminderSender, Content: fmt.Sprintf("[%s: the bot was not running; it was not sent] %s", reason, r.Content),
+		SenderID: state.ReminderSenderID, SenderName: reminderSender, Content: fmt.Sprintf("[%s: the bot was not running; it was not sent] %s", reason, r.Content),
 		Time: b.now()}
 	if _, _, err := b.store.Ingest(ctx, msg); err != nil {
 		b.log.Warn("store the note of a dropped reminder", zap.Int64("reminder", r.ID), zap.Error(err))
@@ -88,7 +88,7 @@ func (c reminderComposer) Compose(ctx context.Context, r state.Reminder, note st
 	}
 	// The platform id makes the message once per occurrence, whatever retries.
 	msg := state.Message{ChannelID: r.ChannelID, PlatformID: fmt.Sprintf("airi-reminder-%d-%d", r.ID, r.Count),
-		SenderID: "airi:reminder", SenderName: reminderSender, Content: text, Time: now}
+		SenderID: state.ReminderSenderID, SenderName: reminderSender, Content: text, Time: now}
 	if _, _, err := b.store.Ingest(ctx, msg); err != nil {
 		return fmt.Errorf("store the reminder's message: %w", err)
 	}

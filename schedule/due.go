@@ -307,7 +307,7 @@ func (d *Due) send(ctx context.Context, r state.Reminder, id int64, content stri
 	}
 	d.counts().Delivered.Add(1)
 	log.Info("reminder delivered", zap.Int64("outbox", id), zap.Duration("late", now.Sub(r.Due)))
-	sent := state.Message{ChannelID: r.ChannelID, PlatformID: platformID, SenderName: d.BotName, Self: true,
+	sent := state.Message{ChannelID: r.ChannelID, PlatformID: platformID, SenderID: state.ReminderSenderID, SenderName: d.BotName, Self: true,
 		Content: content, Time: now, Read: true}
 	if err := d.Store.RecordSent(bg, id, platformID, errText, sent); err != nil {
 		log.Error("reminder sent, but its outbox entry could not be marked done", zap.Error(err))

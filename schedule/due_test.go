@@ -150,6 +150,10 @@ func TestAfterArrivesOnce(t *testing.T) {
 	if err != nil || len(hist) != 1 || !hist[0].Self || hist[0].PlatformID != "p1" {
 		t.Fatalf("history = %+v, %v; want the sent reminder", hist, err)
 	}
+	// A session export finds the delivery by its sender.
+	if sends, err := e.store.ReminderSends(context.Background(), state.TickFilter{ChannelID: "a"}); err != nil || len(sends) != 1 || sends[0].Content != "call the vet" {
+		t.Fatalf("reminder sends = %+v, %v; want the delivery", sends, err)
+	}
 	if pend, _ := e.store.PendingOutbox(context.Background()); len(pend) != 0 {
 		t.Fatalf("outbox still pending: %+v", pend)
 	}

@@ -22,6 +22,11 @@ const (
 	ReminderDropped ReminderState = "dropped"
 )
 
+// ReminderSenderID is the sender id of what the reminder loop puts into a
+// chat: the text of a reminder it sent (an own message of the bot) and
+// the note of a composed or dropped reminder (an incoming one).
+const ReminderSenderID = "airi:reminder"
+
 // Reminder is a message a chat asked for at a later time, once or
 // repeatedly. Its occurrences are counted from First, so a recurring
 // reminder never drifts: occurrence n is computed from First and Every in

@@ -112,6 +112,10 @@ type Store interface {
 	// like ticks (on the message's Time), for exporting recorded sessions.
 	// Read and unread messages are both included.
 	Events(ctx context.Context, f TickFilter) ([]Message, error)
+	// ReminderSends returns the messages the reminder loop sent (own
+	// messages from ReminderSenderID) in id order, filtered like Events,
+	// for exporting recorded sessions.
+	ReminderSends(ctx context.Context, f TickFilter) ([]Message, error)
 
 	// Timeline returns one page of messages and ticks, newest first (see
 	// TimelineQuery); an invalid query gives its Validate error. It reads

@@ -266,3 +266,15 @@ WHERE NOT self AND ($1 = '' OR channel_id = $1) AND ($2::timestamptz IS NULL OR 
 	}
 	return out, nil
 }
+
+// ReminderSends returns the messages the reminder loop sent, in id order.
+func (s *Store) ReminderSends(ctx context.Context, f state.TickFilter) ([]state.Message, error) {
+	rows, err := s.pool.Query(ctx, `SELECT `+messageCols+` FROM messages
+WHERE self AND sender_id = $3 AND ($1 = '' OR channel_id = $1) AND ($2::timestamptz IS NULL OR time >= $2) ORDER BY id`,
+		f.ChannelID, tsArg(f.Since), state.ReminderSenderID)
+	out, err := collect(rows, err, scanMessage)
+	if err != nil {
+		return nil, fmt.Errorf("list reminder sends: %w", err)
+	}
+	return out, nil
+}

@@ -439,6 +439,17 @@ WHERE self = 0 AND (?1 = '' OR channel_id = ?1) AND (?2 = 0 OR time >= ?2) ORDER
 	return out, nil
 }
 
+// ReminderSends returns the messages the reminder loop sent, in id order.
+func (s *Store) ReminderSends(ctx context.Context, f state.TickFilter) ([]state.Message, error) {
+	out, err := scanMessages(s.query(ctx, `SELECT `+messageCols+` FROM messages
+WHERE self = 1 AND sender_id = ?3 AND (?1 = '' OR channel_id = ?1) AND (?2 = 0 OR time >= ?2) ORDER BY id`,
+		f.ChannelID, encTime(f.Since), state.ReminderSenderID))
+	if err != nil {
+		return nil, fmt.Errorf("list reminder sends: %w", err)
+	}
+	return out, nil
+}
+
 // wrapErr wraps a non-nil err with what was being done; nil stays nil.
 func wrapErr(err error, format string, args ...any) error {
 	if err == nil {

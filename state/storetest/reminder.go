@@ -3,6 +3,7 @@ package storetest
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/airi-go/airi/state"
@@ -178,5 +179,40 @@ func testReminderClaim(t *testing.T, s state.Store) {
 	pend, _ = s.PendingOutbox(ctx)
 	if len(pend) != 2 {
 		t.Fatalf("pending outbox = %d entries, want 2 (no entry for a refused claim)", len(pend))
+	}
+}
+
+// testReminderSends: the reminder loop's own messages are listed by
+// channel and time, and neither the bot's other messages nor incoming
+// notes from the reminder loop are among them.
+func testReminderSends(t *testing.T, s state.Store) {
+	ctx := context.Background()
+	var c1 []state.Message
+	for i := range 6 {
+		m := msg(fmt.Sprint("c", i%2+1), fmt.Sprint("p", i), i)
+		switch i {
+		case 0, 2, 3:
+			m.Self, m.SenderID = true, state.ReminderSenderID
+		case 4:
+			m.Self = true // a reply of the model's
+		case 5:
+			m.SenderID = state.ReminderSenderID // a composed reminder's note
+		}
+		got := ingest(t, s, m)
+		if m.Self && m.SenderID == state.ReminderSenderID && m.ChannelID == "c1" {
+			c1 = append(c1, normMsg(got))
+		}
+	}
+	got, err := s.ReminderSends(ctx, state.TickFilter{ChannelID: "c1"})
+	if err != nil {
+		t.Fatalf("ReminderSends: %v", err)
+	}
+	equal(t, "ReminderSends", normMsgs(got), c1)
+	all, err := s.ReminderSends(ctx, state.TickFilter{Since: at(1)})
+	if err != nil {
+		t.Fatalf("ReminderSends since: %v", err)
+	}
+	if len(all) != 2 || all[0].PlatformID != "p2" || all[1].PlatformID != "p3" {
+		t.Errorf("ReminderSends since the second message = %v, want p2 and p3", normMsgs(all))
 	}
 }

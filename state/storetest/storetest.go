@@ -79,6 +79,7 @@ func Run(t *testing.T, open func(t *testing.T) state.Store) {
 		{"Reminders", testReminders},
 		{"ReminderLimits", testReminderLimits},
 		{"ReminderClaim", testReminderClaim},
+		{"ReminderSends", testReminderSends},
 		{"Media", testMedia},
 		{"Seeded", func(t *testing.T, s state.Store) { Seed(t, s).Check(t, s) }},
 	}
