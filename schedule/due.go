@@ -232,7 +232,7 @@ func (d *Due) deliver(ctx context.Context, r state.Reminder, now time.Time) (boo
 			return false, ignoreClaimed(err)
 		}
 		d.counts().Dropped.Add(1)
-		reason := fmt.Sprintf("reminder %d dropped: due %s, %s late, past the grace of %s", r.ID, Format(r.Due, loc), roundLate(late), grace)
+		reason := fmt.Sprintf("reminder %d dropped: due %s, %s late, past the grace of %s", r.ID, Format(r.Due, loc), formatLate(late), grace)
 		log.Warn("reminder dropped", zap.Time("due", r.Due), zap.Duration("late", late), zap.Duration("grace", grace))
 		if _, err := d.Store.AddSkippedWake(context.WithoutCancel(ctx), state.SkippedWake{
 			ChannelID: r.ChannelID, Trigger: TriggerScheduled, Reason: reason, Time: now}); err != nil {
@@ -245,7 +245,7 @@ func (d *Due) deliver(ctx context.Context, r state.Reminder, now time.Time) (boo
 	}
 	note := ""
 	if late >= LateNote {
-		note = fmt.Sprintf("(reminder due %s, sent %s late: the bot was not running)", Format(r.Due, loc), roundLate(late))
+		note = fmt.Sprintf("(reminder due %s, sent %s late: the bot was not running)", Format(r.Due, loc), formatLate(late))
 		d.counts().Late.Add(1)
 	}
 	if r.Compose && d.Composer != nil {
@@ -339,9 +339,19 @@ func withNote(content, note string) string {
 	return content + "\n\n" + note
 }
 
-func roundLate(d time.Duration) time.Duration {
-	if d >= time.Hour {
-		return d.Round(time.Minute)
+// formatLate writes how late a reminder is for people: "40 s", "12 min",
+// "2 h 30 min".
+func formatLate(d time.Duration) string {
+	switch {
+	case d < time.Minute:
+		return fmt.Sprintf("%d s", int(d.Round(time.Second)/time.Second))
+	case d < time.Hour:
+		return fmt.Sprintf("%d min", int(d.Round(time.Minute)/time.Minute))
 	}
-	return d.Round(time.Second)
+	d = d.Round(time.Minute)
+	h, m := int(d/time.Hour), int(d%time.Hour/time.Minute)
+	if m == 0 {
+		return fmt.Sprintf("%d h", h)
+	}
+	return fmt.Sprintf("%d h %d min", h, m)
 }

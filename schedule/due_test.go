@@ -292,7 +292,7 @@ func TestMissedWhileDown(t *testing.T) {
 	if len(e.send.sent) != 1 {
 		t.Fatalf("sent %+v, want only the late one", e.send.sent)
 	}
-	if c := e.send.sent[0].out.Content; !strings.HasPrefix(c, "late one\n\n(reminder due Fri 1 May 2026 11:00 UTC, sent 2h30m0s late") {
+	if c := e.send.sent[0].out.Content; !strings.HasPrefix(c, "late one\n\n(reminder due Fri 1 May 2026 11:00 UTC, sent 2 h 30 min late") {
 		t.Fatalf("late content = %q", c)
 	}
 	if r, _ := e.store.Reminder(ctx, old.ID); r.State != state.ReminderDropped {
