@@ -147,6 +147,9 @@ func (r *sessionBot) NextDue() (string, time.Time, string, bool) {
 	return id, at, trig, ok
 }
 
+// StepReminders delivers the reminders due at the session's clock.
+func (r *sessionBot) StepReminders(ctx context.Context) (int, error) { return r.b.due.Step(ctx) }
+
 func (r *sessionBot) RunDue(ctx context.Context, id string) (scheduler.WakeReport, bool) {
 	return r.b.runDueReminders(ctx, id)
 }

@@ -56,7 +56,9 @@ type Divergence struct {
 	Tick    int
 	Wake    int64
 	Trigger string
-	// What names what differs: "action", "effects", "model error", "missing tick", "extra tick".
+	// What names what differs: "action", "effects", "model error",
+	// "missing tick", "extra tick", or "reminder" (a reminder sent
+	// differently; Tick is then the number of ticks before it).
 	What     string
 	Expected string
 	Got      string
@@ -64,6 +66,9 @@ type Divergence struct {
 
 // String writes the divergence for people, on several lines.
 func (d *Divergence) String() string {
+	if d.What == "reminder" {
+		return fmt.Sprintf("after tick %d: a reminder differs\n  expected: %s\n  got:      %s", d.Tick, d.Expected, d.Got)
+	}
 	return fmt.Sprintf("tick %d (wake %d, trigger %s): %s differs\n  expected: %s\n  got:      %s",
 		d.Tick, d.Wake, d.Trigger, d.What, d.Expected, d.Got)
 }
@@ -126,6 +131,10 @@ func (p *player) report() *Report {
 				}
 			}
 		}
+	}
+	// A reminder's difference counts where it came, between the ticks.
+	if d := p.remDiv; d != nil && (r.Divergence == nil || d.Tick < r.Divergence.Tick) {
+		r.Divergence = d
 	}
 	return r
 }

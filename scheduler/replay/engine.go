@@ -25,6 +25,8 @@ type Runtime interface {
 	Deliver(ctx context.Context, ch state.Channel, msg state.Message) error
 	// Wake runs one wake of a channel in the caller's goroutine.
 	Wake(ctx context.Context, channelID string, trigger scheduler.Trigger) scheduler.WakeReport
+	// StepReminders delivers the reminders due at the runtime's clock.
+	StepReminders(ctx context.Context) (int, error)
 	// Close releases the runtime and its store.
 	Close() error
 }
@@ -112,6 +114,10 @@ func Play(ctx context.Context, s *Session, open Opener, opt Options) (*Report, e
 	if _, err := p.deliverTo(len(p.items)); err != nil {
 		return nil, err
 	}
+	// A reminder the recording never sent may fall due by its end.
+	if err := p.stepReminders(p.now(), nil, len(p.ticks)); err != nil {
+		return nil, err
+	}
 	return p.report(), nil
 }
 
@@ -146,6 +152,13 @@ type player struct {
 	// recording: an interruption the recording cannot reproduce.
 	cutServed map[int]bool
 	err       error
+	// remLines are the reminder lines reached, remSent what the
+	// reminder loop sent, stepping whether it runs now, and remDiv the
+	// first difference between the two.
+	remLines []*Reminder
+	remSent  []string
+	stepping bool
+	remDiv   *Divergence
 }
 
 func newPlayer(ctx context.Context, s *Session, opt Options) *player {
@@ -176,10 +189,10 @@ func newPlayer(ctx context.Context, s *Session, opt Options) *player {
 		p.cut = append(p.cut, stopped && wakeCut(p.ticks[wk.first:wk.last+1], maxIter))
 	}
 	if len(p.items) > 0 {
-		if it := p.items[0]; it.Event != nil {
-			p.clock = it.Event.Time
-		} else {
+		if it := p.items[0]; it.Tick != nil {
 			p.clock = it.Tick.Now
+		} else {
+			p.clock = itemTime(it)
 		}
 	}
 	p.adapter = &Adapter{name: s.Header.Platform, p: p}
@@ -204,7 +217,14 @@ func (p *player) deliverTo(end int) (int, error) {
 			return n, nil
 		}
 		p.delivered++
+		ticks := p.ticksBefore(i)
 		p.mu.Unlock()
+		if d := p.items[i].Reminder; d != nil {
+			if err := p.stepReminders(d.Time, d, ticks); err != nil {
+				return n, err
+			}
+			continue
+		}
 		e := p.items[i].Event
 		if e == nil {
 			continue
@@ -588,6 +608,9 @@ func (a *Adapter) Send(ctx context.Context, out state.Outgoing) (string, error) 
 	id, err := a.p.sent(i)
 	if err != nil {
 		return "", err
+	}
+	if k < 0 && a.p.isStepping() {
+		id = a.p.reminderSent(out)
 	}
 	if a.p.opt.Forward != nil {
 		if _, err := a.p.opt.Forward.Send(ctx, out); err != nil {

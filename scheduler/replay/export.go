@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"time"
 
 	"github.com/airi-go/airi/scheduler"
 	"github.com/airi-go/airi/state"
@@ -14,6 +15,7 @@ type Source interface {
 	Channel(ctx context.Context, id string) (state.Channel, error)
 	Ticks(ctx context.Context, f state.TickFilter) ([]state.Tick, error)
 	Events(ctx context.Context, f state.TickFilter) ([]state.Message, error)
+	ReminderSends(ctx context.Context, f state.TickFilter) ([]state.Message, error)
 }
 
 // ExportOptions say what to export and what to write in the headers.
@@ -67,7 +69,11 @@ func Export(ctx context.Context, src Source, opt ExportOptions) ([]*Session, err
 		if err != nil {
 			return nil, fmt.Errorf("export channel %q: %w", id, err)
 		}
-		s, err := build(ch, events, byChannel[id], opt)
+		sends, err := src.ReminderSends(ctx, f)
+		if err != nil {
+			return nil, fmt.Errorf("export channel %q: %w", id, err)
+		}
+		s, err := build(ch, events, sends, byChannel[id], opt)
 		if err != nil {
 			return nil, fmt.Errorf("export channel %q: %w", id, err)
 		}
@@ -76,7 +82,7 @@ func Export(ctx context.Context, src Source, opt ExportOptions) ([]*Session, err
 	return out, nil
 }
 
-func build(ch state.Channel, events []state.Message, ticks []state.Tick, opt ExportOptions) (*Session, error) {
+func build(ch state.Channel, events, sends []state.Message, ticks []state.Tick, opt ExportOptions) (*Session, error) {
 	turn := opt.Turn
 	if turn == "" {
 		turn = scheduler.TurnSendEnds
@@ -103,10 +109,20 @@ func build(ch state.Channel, events []state.Message, ticks []state.Tick, opt Exp
 			e.Decision = ""
 		}
 	}
+	// The reminders the bot sent go among the events, each at its time
+	// (after an event of the same instant).
+	between := make([]Item, 0, len(lines)+len(sends))
+	for _, e := range lines {
+		between = append(between, Item{Event: e})
+	}
+	for _, m := range sends {
+		between = append(between, Item{Reminder: ReminderOf(m)})
+	}
+	sort.SliceStable(between, func(i, j int) bool { return itemTime(between[i]).Before(itemTime(between[j])) })
 	i := 0
 	for _, t := range ticks {
-		for i < len(lines) && !lines[i].Time.After(t.Now) {
-			s.Items = append(s.Items, Item{Event: lines[i]})
+		for i < len(between) && !itemTime(between[i]).After(t.Now) {
+			s.Items = append(s.Items, between[i])
 			i++
 		}
 		line, err := TickOf(t)
@@ -115,8 +131,14 @@ func build(ch state.Channel, events []state.Message, ticks []state.Tick, opt Exp
 		}
 		s.Items = append(s.Items, Item{Tick: line})
 	}
-	for ; i < len(lines); i++ {
-		s.Items = append(s.Items, Item{Event: lines[i]})
-	}
+	s.Items = append(s.Items, between[i:]...)
 	return s, nil
+}
+
+// itemTime is when an event arrived or a reminder was sent.
+func itemTime(it Item) time.Time {
+	if it.Reminder != nil {
+		return it.Reminder.Time
+	}
+	return it.Event.Time
 }

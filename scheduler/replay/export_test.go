@@ -17,6 +17,7 @@ type memSource struct {
 	channels map[string]state.Channel
 	ticks    []state.Tick
 	events   []state.Message
+	sends    []state.Message // the reminder loop's
 }
 
 func (m *memSource) Channel(_ context.Context, id string) (state.Channel, error) {
@@ -47,6 +48,16 @@ func (m *memSource) Events(_ context.Context, f state.TickFilter) ([]state.Messa
 	return out, nil
 }
 
+func (m *memSource) ReminderSends(_ context.Context, f state.TickFilter) ([]state.Message, error) {
+	var out []state.Message
+	for _, e := range m.sends {
+		if (f.ChannelID == "" || e.ChannelID == f.ChannelID) && !e.Time.Before(f.Since) {
+			out = append(out, e)
+		}
+	}
+	return out, nil
+}
+
 func TestExport(t *testing.T) {
 	t0 := time.Date(2026, 2, 1, 10, 0, 0, 0, time.UTC)
 	at := func(s int) time.Time { return t0.Add(time.Duration(s) * time.Second) }
@@ -62,6 +73,12 @@ func TestExport(t *testing.T) {
 			{ChannelID: "b", PlatformID: "3", SenderName: "x", Content: "second", Time: at(2)},
 			{ChannelID: "b", PlatformID: "4", SenderName: "x", Content: "during the call", Time: at(3)},
 			{ChannelID: "b", PlatformID: "5", SenderName: "x", Content: "after every tick", Time: at(9)},
+		},
+		// A reminder sent between the ticks, and one at the instant of an
+		// event (after it).
+		sends: []state.Message{
+			{ChannelID: "b", PlatformID: "70", SenderID: state.ReminderSenderID, Self: true, Content: "stretch", Time: at(4)},
+			{ChannelID: "b", PlatformID: "71", SenderID: state.ReminderSenderID, Self: true, Content: "water", Time: at(9)},
 		},
 		ticks: []state.Tick{
 			{ID: 1, ChannelID: "b", Wake: 1, Trigger: "message", Now: at(2), Raw: "r1", Action: json.RawMessage(`{ "action" : "continue" }`)},
@@ -89,13 +106,16 @@ func TestExport(t *testing.T) {
 	}
 	var order []string
 	for _, it := range ss[1].Items {
-		if it.Event != nil {
+		switch {
+		case it.Event != nil:
 			order = append(order, it.Event.Content)
-		} else {
+		case it.Reminder != nil:
+			order = append(order, "reminder "+it.Reminder.Content+" "+it.Reminder.MessageID)
+		default:
 			order = append(order, it.Tick.Raw)
 		}
 	}
-	want := []string{"first", "second", "r1", "during the call", "r3", "after every tick"}
+	want := []string{"first", "second", "r1", "during the call", "reminder stretch 70", "r3", "after every tick", "reminder water 71"}
 	if len(order) != len(want) {
 		t.Fatalf("order %q, want %q", order, want)
 	}
@@ -112,7 +132,7 @@ func TestExport(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(ss) != 1 || len(ss[0].Items) != 3 || ss[0].Items[0].Event.Content != "during the call" || ss[0].Items[1].Tick.Raw != "r3" {
+		if len(ss) != 1 || len(ss[0].Items) != 5 || ss[0].Items[0].Event.Content != "during the call" || ss[0].Items[1].Reminder == nil || ss[0].Items[2].Tick.Raw != "r3" {
 			t.Fatalf("got %+v", ss)
 		}
 	})

@@ -149,6 +149,31 @@ func TestDivergence(t *testing.T) {
 			got: "holds none after it",
 		},
 		{
+			name: "reminder sent with other words", file: "reminder.jsonl", tick: 2, what: "reminder",
+			edit:     func(t *testing.T, s *replay.Session) { reminderLine(t, s).Content = "call the dentist" },
+			expected: `reminder sent: "call the dentist"`,
+			got:      `reminder sent: "call the vet about Biscuit's jab`,
+		},
+		{
+			name: "reminder recorded before it falls due", file: "reminder.jsonl", tick: 2, what: "reminder",
+			edit: func(t *testing.T, s *replay.Session) {
+				reminderLine(t, s).Time = time.Date(2026, 3, 15, 8, 0, 0, 0, time.UTC)
+			},
+			got: "no reminder due then",
+		},
+		{
+			name: "reminder the recording lacks", file: "reminder.jsonl", tick: 3, what: "reminder",
+			edit: func(t *testing.T, s *replay.Session) {
+				for i, it := range s.Items {
+					if it.Reminder != nil {
+						s.Items = append(s.Items[:i], s.Items[i+1:]...)
+					}
+				}
+			},
+			expected: "no reminder due by 2026-03-15T09:12:01Z",
+			got:      "a reminder sent",
+		},
+		{
 			name: "interrupts turned off", file: "aborted-send.jsonl", tick: 1, what: "model error",
 			edit: func(t *testing.T, s *replay.Session) { s.Header.Settings.Interrupt = false },
 			got:  "does not cancel the call",
@@ -177,6 +202,18 @@ func TestDivergence(t *testing.T) {
 			}
 		})
 	}
+}
+
+// reminderLine returns the session's only reminder line.
+func reminderLine(t *testing.T, s *replay.Session) *replay.Reminder {
+	t.Helper()
+	for _, it := range s.Items {
+		if it.Reminder != nil {
+			return it.Reminder
+		}
+	}
+	t.Fatal("no reminder line")
+	return nil
 }
 
 func TestPromptChange(t *testing.T) {
@@ -385,9 +422,10 @@ func TestExpectationsIgnoredByReplay(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, it := range s.Items {
-				if it.Event != nil {
+				switch {
+				case it.Event != nil:
 					it.Event.Expect = &replay.Expect{Reply: replay.ReplyNo, NotContains: "."}
-				} else {
+				case it.Tick != nil:
 					it.Tick.Expect = &replay.TickExpect{Action: "no_such_action"}
 				}
 			}

@@ -18,10 +18,14 @@
 // runtime renders or decides (history window, iterations per wake,
 // response language, a configured bot name, interrupts, the longest sleep).
 //
-// Then come the lines in time order, each either an event or a tick:
+// Then come the lines in time order, each an event, a tick or a reminder:
 //
 //	{"type":"event","time":"...","platformId":"m1","sender":"mika","content":"hi"}
 //	{"type":"tick","n":1,"wake":7,"trigger":"message","now":"...","request":[...],"raw":"...",...}
+//	{"type":"reminder","time":"...","content":"call the vet","messageId":"512"}
+//
+// A reminder line is a reminder the bot sent verbatim at its due time;
+// replay runs the reminder loop at that time and compares what it sends.
 //
 // An event is an incoming message with the time it arrived (platform
 // message id, sender, content, reply-to, whether it mentions the bot,
@@ -281,10 +285,12 @@ func (t *Tick) Interrupted() bool {
 // call cancelled by a new message.
 const interruptedPrefix = "interrupted"
 
-// Item is one line after the header: exactly one of Event and Tick is set.
+// Item is one line after the header: exactly one of Event, Tick and
+// Reminder is set.
 type Item struct {
-	Event *Event
-	Tick  *Tick
+	Event    *Event
+	Tick     *Tick
+	Reminder *Reminder
 }
 
 // Session is one recorded conversation: its header and its lines in time order.
@@ -329,6 +335,10 @@ func Write(w io.Writer, s *Session) error {
 			t.Type, t.N = TypeTick, n
 			t.Action = compact(t.Action)
 			err = enc.Encode(t)
+		case it.Reminder != nil:
+			r := *it.Reminder
+			r.Type = TypeReminder
+			err = enc.Encode(r)
 		default:
 			err = errors.New("empty item")
 		}
@@ -442,8 +452,14 @@ func Read(r io.Reader) ([]*Session, error) {
 			}
 			t.Effects = effects
 			cur.Items = append(cur.Items, Item{Tick: &t})
+		case probe.Type == TypeReminder:
+			r, err := readReminder(text)
+			if err != nil {
+				return nil, fmt.Errorf("line %d: reminder: %w", line, err)
+			}
+			cur.Items = append(cur.Items, Item{Reminder: r})
 		default:
-			return nil, fmt.Errorf("line %d: unknown line type %q (want %q or %q)", line, probe.Type, TypeEvent, TypeTick)
+			return nil, fmt.Errorf("line %d: unknown line type %q (want %q, %q or %q)", line, probe.Type, TypeEvent, TypeTick, TypeReminder)
 		}
 	}
 	if err := sc.Err(); err != nil {

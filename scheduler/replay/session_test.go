@@ -35,6 +35,7 @@ func sample() *replay.Session {
 				Result: `sent to "-100"`, OK: true,
 				Effects: json.RawMessage(`[{"kind":"send","channelId":"-100","content":"yo","messageId":"8"}]`),
 			}}},
+			{Reminder: &replay.Reminder{Type: replay.TypeReminder, Time: t0.Add(time.Hour), Content: "feed the <cat>", MessageID: "9"}},
 		},
 	}
 }
@@ -46,10 +47,11 @@ func TestRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
-	if len(lines) != 3 {
-		t.Fatalf("wrote %d lines, want a header, an event and a tick:\n%s", len(lines), b.String())
+	if len(lines) != 4 {
+		t.Fatalf("wrote %d lines, want a header, an event, a tick and a reminder:\n%s", len(lines), b.String())
 	}
-	for i, prefix := range []string{`{"airi_session":1,"channel":{`, `{"type":"event","time":"2026-05-01T20:00:00Z"`, `{"type":"tick","n":1,"wake":3,`} {
+	for i, prefix := range []string{`{"airi_session":1,"channel":{`, `{"type":"event","time":"2026-05-01T20:00:00Z"`, `{"type":"tick","n":1,"wake":3,`,
+		`{"type":"reminder","time":"2026-05-01T21:00:00Z","content":"feed the <cat>","messageId":"9"}`} {
 		if !strings.HasPrefix(lines[i], prefix) {
 			t.Errorf("line %d = %s\nwant it to start with %s", i+1, lines[i], prefix)
 		}
@@ -81,7 +83,7 @@ func TestReadSeveralSessions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(got) != 2 || got[0].Header.Channel.ID != "-100" || got[1].Header.Channel.ID != "-200" || len(got[1].Items) != 2 {
+	if len(got) != 2 || got[0].Header.Channel.ID != "-100" || got[1].Header.Channel.ID != "-200" || len(got[1].Items) != 3 {
 		t.Fatalf("read %d sessions: %+v", len(got), got)
 	}
 }
@@ -98,6 +100,8 @@ func TestReadErrors(t *testing.T) {
 		{"not json", header + "\nnope", "line 2: not a JSON object"},
 		{"unknown type", header + "\n" + `{"type":"note"}`, `line 2: unknown line type "note"`},
 		{"misspelt key", header + "\n" + `{"type":"event","time":"2026-01-01T00:00:00Z","sendr":"a","content":"b"}`, `line 2: event: json: unknown field "sendr"`},
+		{"reminder without content", header + "\n" + `{"type":"reminder","time":"2026-01-01T00:00:00Z"}`, "line 2: reminder: a reminder without content"},
+		{"reminder without time", header + "\n" + `{"type":"reminder","content":"x"}`, "line 2: reminder: a reminder without a time"},
 		{"event without time", header + "\n" + `{"type":"event","sender":"a","content":"b"}`, "line 2: event without a time"},
 		{"unknown reply", header + "\n" + `{"type":"event","time":"2026-01-01T00:00:00Z","sender":"a","content":"b","expect":{"reply":"maybe"}}`, `line 2: event: expect.reply "maybe": want "yes", "no" or "any"`},
 		{"bad regexp", header + "\n" + `{"type":"event","time":"2026-01-01T00:00:00Z","sender":"a","content":"b","expect":{"not_contains":"(token"}}`, "line 2: event: expect.not_contains: error parsing regexp"},
