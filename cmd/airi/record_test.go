@@ -160,6 +160,10 @@ type recording struct {
 	model   *scriptedModel
 	ids     int
 	idBase  int
+	sc      sessionScript
+	dbPath  string
+	log     *zap.Logger
+	adapter *idAdapter
 }
 
 // sessionScript describes a recorded session.
@@ -225,9 +229,21 @@ func (sc sessionScript) record(t testing.TB, dbPath string) *recording {
 		log = zaptest.NewLogger(tl, zaptest.Level(zap.WarnLevel))
 	}
 	clock := &recClock{t: sc.start}
-	r := &recording{t: t, ctx: ctx, clock: clock, cfg: cfg, channel: sc.channel, idBase: sc.firstID}
+	r := &recording{t: t, ctx: ctx, clock: clock, cfg: cfg, channel: sc.channel, idBase: sc.firstID, sc: sc, dbPath: dbPath, log: log}
 	r.model = &scriptedModel{t: t, clock: clock, steps: sc.steps, deliver: r.deliver}
-	store, err := sqlite.Open(ctx, dbPath, log)
+	r.adapter = &idAdapter{name: sc.channel.Platform, next: sc.firstID + 400, fail: sc.sendErrors}
+	r.open()
+	sc.play(r)
+	if r.model.i != len(sc.steps) {
+		t.Errorf("%s: the script has %d answers, %d were used", sc.file, len(sc.steps), r.model.i)
+	}
+	return r
+}
+
+// open starts the bot on the recording's database.
+func (r *recording) open() {
+	t, sc, log, clock, cfg := r.t, r.sc, r.log, r.clock, r.cfg
+	store, err := sqlite.Open(r.ctx, r.dbPath, log)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -236,7 +252,7 @@ func (sc sessionScript) record(t testing.TB, dbPath string) *recording {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var ad runtime.Sender = &idAdapter{name: sc.channel.Platform, next: sc.firstID + 400, fail: sc.sendErrors}
+	var ad runtime.Sender = r.adapter
 	if sc.channel.Platform == console.Name {
 		ad = console.New(console.Config{ChannelID: sc.channel.ID, BotName: runtime.BotName(cfg.BotName, p), Now: clock.Now}, strings.NewReader(""), &bytes.Buffer{}, log)
 	}
@@ -256,11 +272,13 @@ func (sc sessionScript) record(t testing.TB, dbPath string) *recording {
 		t.Fatal(err)
 	}
 	r.rt = rt
-	sc.play(r)
-	if r.model.i != len(sc.steps) {
-		t.Errorf("%s: the script has %d answers, %d were used", sc.file, len(sc.steps), r.model.i)
-	}
-	return r
+}
+
+// restart stops the bot and starts it again on the same database, as a
+// process restart would (the recorder's adapter keeps numbering sends).
+func (r *recording) restart() {
+	r.close()
+	r.open()
 }
 
 func (r *recording) close() { _ = r.rt.Close(context.Background()) }
@@ -506,6 +524,34 @@ func sessionScripts() []sessionScript {
 				r.say(scriptLine{after: 3 * time.Minute, from: "Ada", media: []state.Media{
 					{Kind: state.MediaVoice, FileID: "voice-pier", UniqueID: "AwADvoicepier", Mime: "audio/ogg", Duration: 6, Size: 10}}})
 				r.wake("message")
+			},
+		},
+		{
+			// A reminder set in a direct chat. The bot is down when it
+			// falls due and sends it on start, late and saying so; the
+			// message that came while it was down wakes it (trigger
+			// restart), and the reminder's delivery is replayed on the
+			// recorded clock.
+			file: "reminder.jsonl", start: day.Add(8 * time.Hour), firstID: 1400,
+			channel: state.Channel{ID: "512345678", Platform: "telegram", Title: "Ada"},
+			steps: []scriptStep{
+				{answer: `{"action":"schedule","channelId":"512345678","content":"call the vet about Biscuit's jab","at":"2026-03-15 09:00"}`, latency: millis(1200)},
+				{answer: runtimetest.SendAnswer("512345678", "done: I'll remind you at 09:00 to call the vet."), latency: millis(900)},
+				{answer: runtimetest.SendAnswer("512345678", "sorry, I was offline at 9. the reminder went out just now: call the vet about Biscuit's jab."), latency: millis(1100)},
+			},
+			play: func(r *recording) {
+				r.say(scriptLine{from: "Ada", text: "remind me at 9 to call the vet about Biscuit's jab"})
+				r.wake("message")
+				// Down from here until 09:12; Ada writes at 09:05 and
+				// the platform hands the message over on start.
+				r.clock.set(time.Date(2026, 3, 15, 9, 5, 0, 0, time.UTC))
+				r.restart()
+				r.deliver(scriptLine{from: "Ada", text: "juni? it's past 9"})
+				r.clock.set(time.Date(2026, 3, 15, 9, 12, 0, 0, time.UTC))
+				if _, err := r.rt.Reminders().Step(r.ctx); err != nil {
+					r.t.Fatal(err)
+				}
+				r.wake("restart")
 			},
 		},
 	}
