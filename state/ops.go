@@ -124,8 +124,9 @@ type Operations interface {
 	// ForgetChannel deletes a channel's messages, ticks, action history,
 	// outbox entries and reminders; the channel itself stays known.
 	ForgetChannel(ctx context.Context, channelID string) (ChannelForgotten, error)
-	// PruneTicks deletes tick records older than before and counts them
-	// in the statistics.
+	// PruneTicks deletes tick records older than before, and reminders
+	// that ended (delivered, cancelled, dropped) before it, and counts
+	// them in the statistics; it returns how many ticks it deleted.
 	PruneTicks(ctx context.Context, before time.Time) (int64, error)
 	// PruneMessages deletes messages older than before (never unread
 	// ones) and counts them in the statistics.

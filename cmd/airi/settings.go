@@ -224,7 +224,7 @@ var settingsTable = []setting{
 		parse: text(func(c *config) *string { return &c.AdminToken }, nil)},
 	{name: "AIRI_ADMINS", unset: "none", doc: "platform-qualified user ids whose `/airi ...` chat commands the bot obeys, e.g. `telegram:123456789,qq:10001`",
 		parse: settings.QualifiedIDs(func(c *config) *[]string { return &c.Admins }, "telegram:123456789,qq:10001")},
-	{name: "AIRI_TICK_RETENTION", def: fmt.Sprintf("%dd", defaultTickRetention/(24*time.Hour)), doc: "tick records older than this are deleted in the background (`12h`, `7d`, or `forever`)",
+	{name: "AIRI_TICK_RETENTION", def: fmt.Sprintf("%dd", defaultTickRetention/(24*time.Hour)), doc: "tick records, and reminders that ended, older than this are deleted in the background (`12h`, `7d`, or `forever`)",
 		parse: retention(func(c *config) *time.Duration { return &c.TickRetention })},
 	{name: "AIRI_MESSAGE_RETENTION", def: "forever", doc: "read messages (and finished outbox entries) older than this are deleted; unread ones never",
 		parse: retention(func(c *config) *time.Duration { return &c.MessageRetention })},

@@ -212,9 +212,17 @@ func (s *Store) vacuumForgotten(ctx context.Context) {
 	}
 }
 
-// PruneTicks deletes tick records older than before, in batches.
+// PruneTicks deletes tick records older than before, and reminders that
+// ended before it, in batches.
 func (s *Store) PruneTicks(ctx context.Context, before time.Time) (int64, error) {
-	return s.prune(ctx, "ticks", `DELETE FROM ticks WHERE id IN (SELECT id FROM ticks WHERE now < $1 LIMIT $2)`, before)
+	n, err := s.prune(ctx, "ticks", `DELETE FROM ticks WHERE id IN (SELECT id FROM ticks WHERE now < $1 LIMIT $2)`, before)
+	if err != nil {
+		return n, err
+	}
+	if _, err := s.prune(ctx, "reminders", `DELETE FROM reminders WHERE id IN (SELECT id FROM reminders WHERE state <> 'pending' AND updated < $1 LIMIT $2)`, before); err != nil {
+		return n, err
+	}
+	return n, nil
 }
 
 // PruneMessages deletes read messages older than before, and outbox

@@ -206,10 +206,14 @@ func (s *Store) ForgetChannel(ctx context.Context, channelID string) (state.Chan
 	return f, nil
 }
 
-// PruneTicks deletes tick records older than before, in batches.
+// PruneTicks deletes tick records older than before, and reminders that
+// ended before it, in batches.
 func (s *Store) PruneTicks(ctx context.Context, before time.Time) (int64, error) {
 	n, err := s.prune(ctx, "ticks", `DELETE FROM ticks WHERE id IN (SELECT id FROM ticks WHERE now < ? LIMIT +?)`, before)
 	if err != nil {
+		return n, err
+	}
+	if _, err := s.prune(ctx, "reminders", `DELETE FROM reminders WHERE id IN (SELECT id FROM reminders WHERE state <> 'pending' AND updated < ? LIMIT +?)`, before); err != nil {
 		return n, err
 	}
 	return n, s.pruneBases(ctx)

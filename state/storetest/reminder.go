@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/airi-go/airi/state"
 )
@@ -214,5 +215,38 @@ func testReminderSends(t *testing.T, s state.Store) {
 	}
 	if len(all) != 2 || all[0].PlatformID != "p2" || all[1].PlatformID != "p3" {
 		t.Errorf("ReminderSends since the second message = %v, want p2 and p3", normMsgs(all))
+	}
+}
+
+// testReminderRetention: the tick retention deletes the reminders that
+// ended before its bound and keeps the pending ones, however old.
+func testReminderRetention(t *testing.T, s state.Store) {
+	ctx := context.Background()
+	o := ops(t, s)
+	due := time.Now().Add(time.Hour)
+	kept := addReminder(t, s, state.Reminder{ChannelID: "c1", Content: "pending", First: due, Due: due})
+	gone := addReminder(t, s, state.Reminder{ChannelID: "c1", Content: "cancelled", First: due, Due: due})
+	if err := s.CancelReminder(ctx, gone.ID, "c1"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := o.PruneTicks(ctx, time.Now().Add(-time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	if rs, err := s.ListReminders(ctx, state.ReminderFilter{ChannelID: "c1"}); err != nil || len(rs) != 2 {
+		t.Fatalf("a reminder that ended after the bound was deleted: %+v, %v", rs, err)
+	}
+	if _, err := o.PruneTicks(ctx, time.Now().Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	rs, err := s.ListReminders(ctx, state.ReminderFilter{ChannelID: "c1"})
+	if err != nil || len(rs) != 1 || rs[0].ID != kept.ID {
+		t.Fatalf("after retention: %+v, %v; want only the pending reminder", rs, err)
+	}
+	st, err := o.Stats(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Pruned["reminders"] != 1 {
+		t.Errorf("pruned counts %v, want one reminder", st.Pruned)
 	}
 }

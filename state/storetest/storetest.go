@@ -80,6 +80,7 @@ func Run(t *testing.T, open func(t *testing.T) state.Store) {
 		{"ReminderLimits", testReminderLimits},
 		{"ReminderClaim", testReminderClaim},
 		{"ReminderSends", testReminderSends},
+		{"ReminderRetention", testReminderRetention},
 		{"Media", testMedia},
 		{"Seeded", func(t *testing.T, s state.Store) { Seed(t, s).Check(t, s) }},
 	}
