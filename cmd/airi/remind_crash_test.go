@@ -14,25 +14,27 @@ import (
 	"github.com/airi-go/airi/planner/openai/openaitest"
 )
 
-// TestReminderSurvivesKill: the model sets a reminder a few seconds
-// ahead, `airi chat` is SIGKILLed right after and started again at once
-// on the same database; the reminder is printed exactly once, by the
+// TestReminderSurvivesKill: the model sets a reminder 8 s ahead, `airi
+// chat` is SIGKILLed 4 s later and started again at once on the same
+// database; the reminder is printed exactly once, by the
 // second process, with no model call of its own.
 func TestReminderSurvivesKill(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
 	}
 	bin := airiBinary(t)
-	scheduled := make(chan struct{}, 10)
+	scheduled := make(chan time.Time, 10) // when the schedule answer went back
+	var answered time.Time
 	srv := openaitest.NewServer(t, func(ctx context.Context, req openaitest.Request) openaitest.Reply {
 		channel := strings.TrimPrefix(req.User, "airi:")
 		last := req.Messages[len(req.Messages)-1].Content
 		if strings.Contains(last, "reminder 1 set for") {
-			scheduled <- struct{}{}
+			scheduled <- answered
 			return openaitest.Text(`{"action":"continue"}`)
 		}
 		if strings.Contains(last, "remind me") {
-			return openaitest.Text(fmt.Sprintf(`{"action":"schedule","channelId":%q,"content":"time to stretch","after":"3s"}`, channel))
+			answered = time.Now()
+			return openaitest.Text(fmt.Sprintf(`{"action":"schedule","channelId":%q,"content":"time to stretch","after":"8s"}`, channel))
 		}
 		return openaitest.Text(`{"action":"continue"}`)
 	})
@@ -50,13 +52,16 @@ func TestReminderSurvivesKill(t *testing.T) {
 	if err := first.Start(); err != nil {
 		t.Fatal(err)
 	}
-	fmt.Fprintln(stdin1, "remind me in 3 seconds to stretch")
+	fmt.Fprintln(stdin1, "remind me in 8 seconds to stretch")
+	var at time.Time
 	select {
-	case <-scheduled:
+	case at = <-scheduled:
 	case <-time.After(30 * time.Second):
 		_ = first.Process.Kill()
 		t.Fatalf("the reminder was never set; stderr:\n%s", err1.String())
 	}
+	// Killed 4 s after the schedule, halfway to its due time.
+	time.Sleep(time.Until(at.Add(4 * time.Second)))
 	if err := first.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
@@ -87,6 +92,12 @@ func TestReminderSurvivesKill(t *testing.T) {
 			t.Fatalf("the reminder never arrived; stderr:\n%s", err2.String())
 		case <-poll.C:
 		}
+	}
+	due := at.Add(8 * time.Second)
+	if arrived := time.Now(); arrived.Before(due.Add(-time.Second)) {
+		t.Errorf("the reminder arrived %v before its due time", due.Sub(arrived))
+	} else {
+		t.Logf("the reminder arrived %v after its due time", arrived.Sub(due).Round(time.Millisecond))
 	}
 	_ = stdin2.Close()
 	done := make(chan error, 1)
