@@ -101,7 +101,8 @@ func (r *toolRoom) Parse(raw string) (parse.Result, error) {
 
 // Dispatch runs a tool call for an allowed sender, or hands the call to
 // the bot's dispatcher. Refusals, errors and timeouts are results the
-// model reads; every tool call gives the next call.
+// model reads; every tool call gives the next call, and its tick records
+// the call, its outcome and the tool's text as an effect.
 func (r *toolRoom) Dispatch(ctx context.Context, call actions.Call) actions.Result {
 	args, ok := call.Action.Params.(tools.Args)
 	if !ok {
@@ -112,30 +113,35 @@ func (r *toolRoom) Dispatch(ctx context.Context, call actions.Call) actions.Resu
 	w := r.senders[call.Channel]
 	r.mu.Unlock()
 	log := r.log.With(zap.String("channel", call.Channel), zap.String("tool", name))
+	effect := actions.Effect{Kind: actions.EffectTool, ChannelID: call.Channel, Tool: name, Args: json.RawMessage(args)}
 	if allowed, why := r.m.Policy().Allows(name, w.ids, w.group); !allowed {
 		log.Info("tool call refused", zap.String("reason", why))
-		r.observe(name, "refused", 0)
-		return actions.Result{Next: true, Text: fmt.Sprintf("%s refused: %s", name, why)}
+		r.observe(name, tools.OutcomeRefused, 0)
+		effect.Outcome, effect.Error = tools.OutcomeRefused, why
+		return actions.Result{Next: true, Text: fmt.Sprintf("%s refused: %s", name, why), Effects: []actions.Effect{effect}}
 	}
 	began := time.Now()
 	text, err := r.m.Call(ctx, name, []byte(args))
 	took := time.Since(began)
+	effect.Content = text
 	if err != nil {
 		log.Info("tool call failed", zap.Error(err))
-		outcome := "error"
+		outcome := tools.OutcomeError
 		switch {
 		case errors.Is(err, tools.ErrTimeout):
-			outcome = "timeout"
+			outcome = tools.OutcomeTimeout
 		case errors.Is(err, tools.ErrUnavailable):
-			outcome = "unavailable"
+			outcome = tools.OutcomeUnavailable
 		}
 		r.observe(name, outcome, took)
+		effect.Outcome, effect.Error = outcome, err.Error()
 		msg := fmt.Sprintf("%s failed: %v", name, err)
 		if text != "" {
 			msg += "\n" + tools.Mark(name, text)
 		}
-		return actions.Result{Next: true, Text: msg}
+		return actions.Result{Next: true, Text: msg, Effects: []actions.Effect{effect}}
 	}
-	r.observe(name, "ok", took)
-	return actions.Result{OK: true, Next: true, Text: tools.Mark(name, text)}
+	r.observe(name, tools.OutcomeOK, took)
+	effect.Outcome = tools.OutcomeOK
+	return actions.Result{OK: true, Next: true, Text: tools.Mark(name, text), Effects: []actions.Effect{effect}}
 }

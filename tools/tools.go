@@ -27,6 +27,15 @@ var ErrUnavailable = errors.New("tool server unavailable")
 // timeout.
 var ErrTimeout = errors.New("tool call timed out")
 
+// Outcomes of a tool call, as the runtime reports and records them.
+const (
+	OutcomeOK          = "ok"
+	OutcomeError       = "error"
+	OutcomeTimeout     = "timeout"
+	OutcomeRefused     = "refused"
+	OutcomeUnavailable = "unavailable"
+)
+
 // MaxResultChars bounds the text of a tool result the model reads.
 const MaxResultChars = 4000
 
