@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -31,6 +32,7 @@ import (
 // reports an error. It counts the calls it answers.
 type weatherServer struct {
 	*httptest.Server
+	mcp   *mcp.Server
 	mu    sync.Mutex
 	calls int
 }
@@ -62,6 +64,7 @@ func newWeatherServer(t *testing.T) *weatherServer {
 			w.mu.Unlock()
 			return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "no station answers"}}}, nil, nil
 		})
+	w.mcp = srv
 	w.Server = httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil))
 	t.Cleanup(w.Close)
 	return w
@@ -246,4 +249,75 @@ func dropToolEffect(t *testing.T, text, tool string) string {
 		t.Fatal(err)
 	}
 	return b.String()
+}
+
+// TestToolListChangeReachesTheNextRequest adds a tool to the running
+// server between two wakes: the next request's catalog lists it, and the
+// catalog kept for export is the new one.
+func TestToolListChangeReachesTheNextRequest(t *testing.T) {
+	w := newWeatherServer(t)
+	ctx := t.Context()
+	log := zaptest.NewLogger(t, zaptest.Level(zap.WarnLevel))
+	store, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "airi.db"), log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch := state.Channel{ID: "dm", Platform: console.Name, Title: "Ann"}
+	model := &runtimetest.Model{}
+	cfg := Config{BotName: "Juni", MaxIterations: 5, Tools: tools.Config{Servers: []tools.Server{{Name: "srv", URL: w.URL}}}}
+	con := console.New(console.Config{}, strings.NewReader(""), &bytes.Buffer{}, log)
+	b, err := New(cfg, Deps{Store: store, Model: model, Adapters: []Adapter{{Sender: con}}, Logger: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if err := b.Close(context.Background()); err != nil {
+			t.Errorf("close: %v", err)
+		}
+	}()
+	b.tools.Start(ctx)
+	waitForTool := func(name string) {
+		t.Helper()
+		for {
+			changed := b.tools.Changed()
+			if _, ok := b.tools.Lookup(name); ok {
+				return
+			}
+			select {
+			case <-changed:
+			case <-ctx.Done():
+				t.Fatalf("%s was never listed", name)
+			}
+		}
+	}
+	waitForTool("srv.forecast")
+	ask := func(n int, text string) string {
+		t.Helper()
+		msg := state.Message{ChannelID: ch.ID, PlatformID: fmt.Sprint("m", n), SenderID: "console:ann", SenderName: "Ann", Content: text, Time: time.Now()}
+		if err := b.sched.Deliver(ctx, ch, msg); err != nil {
+			t.Fatal(err)
+		}
+		b.sched.Wake(ctx, ch.ID, scheduler.Trigger("message"))
+		reqs := model.Requests(ch.ID)
+		if len(reqs) != n {
+			t.Fatalf("%d requests after wake %d", len(reqs), n)
+		}
+		return reqs[n-1][0].Content
+	}
+	if sys := ask(1, "hi"); !strings.Contains(sys, "- srv.forecast {city}") || strings.Contains(sys, "srv.radar") {
+		t.Fatalf("the first catalog is not the server's first list:\n%s", sys)
+	}
+
+	mcp.AddTool(w.mcp, &mcp.Tool{Name: "radar", Description: "The rain radar for a city."},
+		func(_ context.Context, _ *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "dry"}}}, nil, nil
+		})
+	waitForTool("srv.radar")
+	if sys := ask(2, "and now?"); !strings.Contains(sys, "- srv.radar: The rain radar for a city.") {
+		t.Fatalf("the next request's catalog lacks the added tool:\n%s", sys)
+	}
+	kept, err := store.Cursor(ctx, CatalogKey)
+	if err != nil || !strings.Contains(kept, `"name":"srv.radar"`) {
+		t.Errorf("kept catalog = %s, %v; want it to list srv.radar", kept, err)
+	}
 }
