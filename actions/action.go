@@ -46,14 +46,26 @@ func (a Action) MarshalJSON() ([]byte, error) {
 }
 
 // Effect is something an action did outside the runtime, recorded with the
-// tick (today: a message sent).
+// tick: a message sent, a note written, a tool called.
 type Effect struct {
 	Kind      string `json:"kind"`
 	ChannelID string `json:"channelId"`
 	Content   string `json:"content,omitempty"`
 	ReplyTo   string `json:"replyTo,omitempty"`
 	MessageID string `json:"messageId,omitempty"`
+	// Tool, Args, Outcome and Error describe a tool call (EffectTool):
+	// the tool's full name, the arguments it was called with, how the
+	// call ended (ok, error, timeout, refused, unavailable) and why it
+	// failed; Content is the text the tool returned. A replay answers the
+	// call from them, with no server.
+	Tool    string          `json:"tool,omitempty"`
+	Args    json.RawMessage `json:"args,omitempty"`
+	Outcome string          `json:"outcome,omitempty"`
+	Error   string          `json:"error,omitempty"`
 }
+
+// EffectTool is the kind of a tool call's effect.
+const EffectTool = "tool"
 
 // Result is what an action produced. Text is written for the model, which
 // reads it on the next tick. Next asks the loop for another iteration.

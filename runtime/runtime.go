@@ -149,6 +149,10 @@ type Deps struct {
 	// error, timeout, refused, unavailable) and how long it took; nil
 	// for none.
 	OnToolCall func(tool, outcome string, took time.Duration)
+	// Tools, when set, is where tool calls go instead of the servers of
+	// Config.Tools, which then starts none; its rules still decide who
+	// may use each tool. A replay answers from the recording this way.
+	Tools ToolBox
 	// Leases, when set, limits the scheduler to the channels held; a
 	// replica (Config.Replica) sets its own.
 	Leases scheduler.Leases
@@ -262,13 +266,19 @@ func New(cfg Config, deps Deps) (_ *Bot, err error) {
 		parser   scheduler.Parser     = parse.New(b.reg)
 		disp     scheduler.Dispatcher = b.reg
 	)
-	if cfg.Tools.Enabled() {
+	if box := deps.Tools; box != nil || cfg.Tools.Enabled() {
 		if err := cfg.Tools.Validate(); err != nil {
 			return nil, &ConfigError{Err: err}
 		}
-		b.tools = tools.New(cfg.Tools, b.log)
-		room := newToolRoom(b.tools, b.log, prompter, parser, disp)
+		if box == nil {
+			b.tools = tools.New(cfg.Tools, b.log)
+			box = b.tools
+		}
+		room := newToolRoom(box, cfg.Tools.Policy, b.log, prompter, parser, disp)
 		room.onCall = deps.OnToolCall
+		room.keep = func(ctx context.Context, catalog []byte) error {
+			return b.store.SetCursor(ctx, CatalogKey, string(catalog))
+		}
 		prompter, parser, disp = room, room, room
 	}
 	var (

@@ -39,7 +39,8 @@ import (
 // message; one that names no turn semantics ran under the earlier ones.
 // The rest of the attention policy is the defaults, the same for every
 // channel. Budgets are not replayed: they would only cut a run short.
-// Tools are not configured: a replay starts no server.
+// Tools are not configured: a replay starts no server, and the rules of
+// who may use a tool are the header's.
 func SessionConfig(cfg Config, h *replay.Header) Config {
 	st := h.Settings
 	cfg.BotName = st.BotName
@@ -58,9 +59,13 @@ func SessionConfig(cfg Config, h *replay.Header) Config {
 	cfg.Attention = attention.Policy{Default: attention.Defaults()}
 	cfg.Attention.Default.Mode = attention.Mode(h.AttentionMode())
 	cfg.Budget = noBudget(cfg.Budget)
-	// A session is played from its record: no tool server is started,
-	// and the catalog is the one of a bot without tools.
+	// A session is played from its record: no tool server is started;
+	// a session that ran with tools gets its catalog (Deps.Tools) and
+	// its rules from the header.
 	cfg.Tools = tools.Config{}
+	if h.Tools != nil {
+		cfg.Tools.Policy = sessionPolicy(h.Tools)
+	}
 	return cfg
 }
 
@@ -76,9 +81,15 @@ func noBudget(c budget.Config) budget.Config {
 // adapter.
 func ReplayOpener(cfg Config, log *zap.Logger) replay.Opener {
 	return func(ctx context.Context, w replay.Wiring) (replay.Runtime, error) {
-		b, dir, err := openScratch(ctx, SessionConfig(cfg, w.Header), "airi-replay-*", Deps{
-			Model: w.Model, Adapters: []Adapter{{Sender: w.Sender}}, Now: w.Now, OnTick: w.OnTick, Logger: log,
-		})
+		deps := Deps{Model: w.Model, Adapters: []Adapter{{Sender: w.Sender}}, Now: w.Now, OnTick: w.OnTick, Logger: log}
+		if w.Header.Tools != nil {
+			box, err := newRecordedTools(w.Header.Tools, w.Tools)
+			if err != nil {
+				return nil, err
+			}
+			deps.Tools = box
+		}
+		b, dir, err := openScratch(ctx, SessionConfig(cfg, w.Header), "airi-replay-*", deps)
 		if err != nil {
 			return nil, err
 		}

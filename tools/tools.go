@@ -27,6 +27,15 @@ var ErrUnavailable = errors.New("tool server unavailable")
 // timeout.
 var ErrTimeout = errors.New("tool call timed out")
 
+// Outcomes of a tool call, as the runtime reports and records them.
+const (
+	OutcomeOK          = "ok"
+	OutcomeError       = "error"
+	OutcomeTimeout     = "timeout"
+	OutcomeRefused     = "refused"
+	OutcomeUnavailable = "unavailable"
+)
+
 // MaxResultChars bounds the text of a tool result the model reads.
 const MaxResultChars = 4000
 
@@ -267,19 +276,34 @@ func newTool(srv string, t *mcp.Tool) (Tool, error) {
 	if err != nil {
 		return Tool{}, fmt.Errorf("encode input schema: %w", err)
 	}
-	if t.InputSchema == nil || bytes.Equal(raw, []byte("null")) {
+	if t.InputSchema == nil {
+		raw = nil
+	}
+	return FromSchema(srv+"."+t.Name, t.Description, raw)
+}
+
+// FromSchema returns the tool named full ("<server>.<tool>") with its
+// description and input schema as JSON, as a server lists it or a
+// recorded session keeps it; no schema is an object of any keys.
+func FromSchema(full, description string, schema json.RawMessage) (Tool, error) {
+	srv, name, ok := strings.Cut(full, ".")
+	if !ok || srv == "" || name == "" {
+		return Tool{}, fmt.Errorf("tool name %q is not server.tool", full)
+	}
+	raw := schema
+	if len(bytes.TrimSpace(raw)) == 0 || bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
 		raw = json.RawMessage(`{"type":"object"}`)
 	}
 	// The SDK's own schema library: the one the binary links already.
 	var sch jsonschema.Schema
 	if err := json.Unmarshal(raw, &sch); err != nil {
-		return Tool{}, fmt.Errorf("read input schema: %w", err)
+		return Tool{}, fmt.Errorf("read input schema of %s: %w", full, err)
 	}
 	check, err := sch.Resolve(nil)
 	if err != nil {
-		return Tool{}, fmt.Errorf("resolve input schema: %w", err)
+		return Tool{}, fmt.Errorf("resolve input schema of %s: %w", full, err)
 	}
-	return Tool{Name: srv + "." + t.Name, Server: srv, Description: t.Description, Schema: raw, tool: t.Name, check: check}, nil
+	return Tool{Name: full, Server: srv, Description: description, Schema: raw, tool: name, check: check}, nil
 }
 
 func transport(s Server) mcp.Transport {

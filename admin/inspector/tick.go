@@ -19,6 +19,8 @@ type tickView struct {
 	Outcome string
 	Action  action
 	Sent    []effect
+	// Tools are the tool calls the action made.
+	Tools []effect
 	// Prev and Next are the neighbouring ticks of the channel (0: none).
 	Prev, Next int64
 	Layers     []layerView
@@ -77,7 +79,8 @@ func (in *Inspector) tick(w http.ResponseWriter, r *http.Request) {
 		in.fail(w, r, http.StatusNotFound, fmt.Sprintf("no tick #%d", id), nil)
 		return
 	}
-	v := tickView{Tick: *t, Outcome: t.Outcome(), Action: parseAction(t.Action), Sent: parseEffects(t.Effects)}
+	v := tickView{Tick: *t, Outcome: t.Outcome(), Action: parseAction(t.Action)}
+	v.Sent, v.Tools = parseEffects(t.Effects)
 	v.Channel, err = in.opts.Store.Channel(ctx, t.ChannelID)
 	if errors.Is(err, state.ErrNotFound) {
 		v.Channel, err = state.Channel{ID: t.ChannelID}, nil

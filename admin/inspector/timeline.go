@@ -35,6 +35,7 @@ type tickRow struct {
 	Outcome string
 	Action  action
 	Sent    []effect
+	Tools   []effect
 }
 
 func sortKey(p state.TimelinePos) string {
@@ -57,7 +58,9 @@ func itemViews(items []state.TimelineItem, channels map[string]state.Channel) []
 		case it.Message != nil:
 			v.Msg, ch = it.Message, it.Message.ChannelID
 		case it.Tick != nil:
-			v.Tick = &tickRow{Tick: *it.Tick, Outcome: it.Tick.Outcome(), Action: parseAction(it.Tick.Action), Sent: parseEffects(it.Tick.Effects)}
+			row := &tickRow{Tick: *it.Tick, Outcome: it.Tick.Outcome(), Action: parseAction(it.Tick.Action)}
+			row.Sent, row.Tools = parseEffects(it.Tick.Effects)
+			v.Tick = row
 			ch = it.Tick.ChannelID
 		}
 		if channels != nil {

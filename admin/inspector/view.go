@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/airi-go/airi/actions"
 	"github.com/airi-go/airi/state"
 )
 
@@ -131,18 +132,31 @@ func parseAction(raw json.RawMessage) action {
 	return a
 }
 
-// effect is one recorded effect of a tick (a message sent).
+// effect is one recorded effect of a tick: a message sent, a note, or a
+// tool call with its arguments, outcome, error and the tool's text.
 type effect struct {
-	Kind      string `json:"kind"`
-	ChannelID string `json:"channelId"`
-	Content   string `json:"content"`
-	MessageID string `json:"messageId"`
+	Kind      string          `json:"kind"`
+	ChannelID string          `json:"channelId"`
+	Content   string          `json:"content"`
+	MessageID string          `json:"messageId"`
+	Tool      string          `json:"tool"`
+	Args      json.RawMessage `json:"args"`
+	Outcome   string          `json:"outcome"`
+	Error     string          `json:"error"`
 }
 
-func parseEffects(raw json.RawMessage) []effect {
-	var out []effect
-	_ = json.Unmarshal(raw, &out)
-	return out
+// parseEffects splits a tick's effects into the tool calls and the rest.
+func parseEffects(raw json.RawMessage) (sent, calls []effect) {
+	var all []effect
+	_ = json.Unmarshal(raw, &all)
+	for _, e := range all {
+		if e.Kind == actions.EffectTool {
+			calls = append(calls, e)
+		} else {
+			sent = append(sent, e)
+		}
+	}
+	return sent, calls
 }
 
 // posParam writes a timeline position for a URL: unix nanoseconds, then m

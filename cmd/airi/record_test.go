@@ -6,6 +6,8 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -14,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest"
 
@@ -26,6 +29,7 @@ import (
 	"github.com/airi-go/airi/scheduler/attention"
 	"github.com/airi-go/airi/state"
 	"github.com/airi-go/airi/state/sqlite"
+	"github.com/airi-go/airi/tools"
 )
 
 var recordFlag = flag.Bool("record", false, "record the shipped sessions in testdata/sessions (and the demo's copy) anew")
@@ -189,7 +193,10 @@ type sessionScript struct {
 	// seen, when set, is what the vision model says of every image and
 	// heard what the speech model hears in every voice note.
 	seen, heard string
-	play        func(r *recording)
+	// tools, when set, is an MCP server the recorder serves over
+	// streamable HTTP on 127.0.0.1 as the bot's tool server "weather".
+	tools func() *mcp.Server
+	play  func(r *recording)
 }
 
 // scriptedEyes is a vision model that says the same of every image.
@@ -227,6 +234,12 @@ func (sc sessionScript) record(t testing.TB, dbPath string) *recording {
 	log := zap.NewNop()
 	if tl, ok := t.(*testing.T); ok {
 		log = zaptest.NewLogger(tl, zaptest.Level(zap.WarnLevel))
+	}
+	if sc.tools != nil {
+		server := sc.tools()
+		srv := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil))
+		t.Cleanup(srv.Close)
+		cfg.Tools = tools.Config{Servers: []tools.Server{{Name: "weather", URL: srv.URL}}}
 	}
 	clock := &recClock{t: sc.start}
 	r := &recording{t: t, ctx: ctx, clock: clock, cfg: cfg, channel: sc.channel, idBase: sc.firstID, sc: sc, dbPath: dbPath, log: log}
@@ -272,6 +285,9 @@ func (r *recording) open() {
 		t.Fatal(err)
 	}
 	r.rt = rt
+	if sc.tools != nil {
+		waitForTools(t, rt.Tools())
+	}
 }
 
 // restart stops the bot and starts it again on the same database, as a
@@ -282,6 +298,54 @@ func (r *recording) restart() {
 }
 
 func (r *recording) close() { _ = r.rt.Close(context.Background()) }
+
+// waitForTools starts the bot's tool servers and waits until every one
+// has listed its tools.
+func waitForTools(t testing.TB, m *tools.Manager) {
+	t.Helper()
+	m.Start(context.Background())
+	timeout := time.NewTimer(30 * time.Second)
+	defer timeout.Stop()
+	for {
+		changed := m.Changed()
+		if m.Connected("weather") && len(m.Catalog()) > 0 {
+			return
+		}
+		select {
+		case <-changed:
+		case <-timeout.C:
+			t.Fatal("the tool server never listed its tools")
+		}
+	}
+}
+
+// weatherServer is the tool server of tools.jsonl: an MCP server of the
+// official SDK with a forecast and a tide table that knows two gauges.
+func weatherServer() *mcp.Server {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "weather", Version: "1"}, nil)
+	type forecastIn struct {
+		Place string `json:"place" jsonschema:"where: harbour, pier or point"`
+		Hour  string `json:"hour,omitempty" jsonschema:"HH:MM, local time; absent for the next hours"`
+	}
+	mcp.AddTool(srv, &mcp.Tool{Name: "forecast", Description: "The coast weather forecast for a place near the harbour."},
+		func(_ context.Context, _ *mcp.CallToolRequest, in forecastIn) (*mcp.CallToolResult, any, error) {
+			text := fmt.Sprintf("%s: fog thinning after 23:40, clear by 00:30; wind NW 3; 9°C", in.Place)
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, nil, nil
+		})
+	type tidesIn struct {
+		Gauge string `json:"gauge" jsonschema:"the tide gauge"`
+	}
+	mcp.AddTool(srv, &mcp.Tool{Name: "tides", Description: "Tonight's high and low water at a tide gauge."},
+		func(_ context.Context, _ *mcp.CallToolRequest, in tidesIn) (*mcp.CallToolResult, any, error) {
+			if in.Gauge != "north-quay" && in.Gauge != "harbour-mouth" {
+				return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{
+					Text: fmt.Sprintf("no gauge named %q; gauges: harbour-mouth, north-quay", in.Gauge)}}}, nil, nil
+			}
+			text := fmt.Sprintf("%s: high water 02:14 (4.1 m), low water 08:31 (0.6 m)", in.Gauge)
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, nil, nil
+		})
+	return srv
+}
 
 // deliver hands a message to the runtime as its adapter would.
 func (r *recording) deliver(l scriptLine) {
@@ -552,6 +616,29 @@ func sessionScripts() []sessionScript {
 					r.t.Fatal(err)
 				}
 				r.wake("restart")
+			},
+		},
+		{
+			// The model calls tools of an MCP server: a forecast, then a
+			// tide gauge that does not exist (the tool reports an error)
+			// and the right one. Each tick records the call, its outcome
+			// and the tool's text, and the header the catalog, so the
+			// session replays with no server.
+			file: "tools.jsonl", start: day.Add(8 * time.Hour), firstID: 1400,
+			channel: state.Channel{ID: "733001", Platform: "telegram", Title: "Ines"},
+			tools:   weatherServer,
+			steps: []scriptStep{
+				{answer: `{"action":"weather.forecast","place":"harbour","hour":"00:00"}`, latency: millis(1200)},
+				{answer: runtimetest.SendAnswer("733001", "fog thins after 23:40 and it should be clear by half past midnight. bring a jumper, 9 degrees."), latency: millis(1300)},
+				{answer: `{"action":"weather.tides","gauge":"pier"}`, latency: millis(900)},
+				{answer: `{"action":"weather.tides","gauge":"north-quay"}`, latency: millis(1000)},
+				{answer: runtimetest.SendAnswer("733001", "high water at 02:14, 4.1 m at the north quay. the pier has no gauge of its own."), latency: millis(1400)},
+			},
+			play: func(r *recording) {
+				r.say(scriptLine{from: "Ines", text: "juni, will the fog lift by midnight? want to see the stars from the harbour"})
+				r.wake("direct")
+				r.say(scriptLine{after: 2 * time.Minute, from: "Ines", text: "and when is high water at the pier tonight?"})
+				r.wake("direct")
 			},
 		},
 	}

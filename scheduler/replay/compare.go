@@ -56,9 +56,10 @@ type Divergence struct {
 	Tick    int
 	Wake    int64
 	Trigger string
-	// What names what differs: "action", "effects", "model error",
-	// "missing tick", "extra tick", or "reminder" (a reminder sent
-	// differently; Tick is then the number of ticks before it).
+	// What names what differs: "action", "effects", "model error", "tool
+	// call" (a call the recording has no result for), "missing tick",
+	// "extra tick", or "reminder" (a reminder sent differently; Tick is
+	// then the number of ticks before it).
 	What     string
 	Expected string
 	Got      string
@@ -114,6 +115,10 @@ func (p *player) report() *Report {
 			if p.cutServed[k] {
 				continue
 			}
+			if m, ok := p.toolMiss[k]; ok && r.Divergence == nil {
+				r.Divergence = &Divergence{Tick: k + 1, Wake: exp.Wake, Trigger: exp.Trigger, What: "tool call",
+					Expected: m.expected, Got: m.got + " (the recording has no result for it)"}
+			}
 			if d := diverge(exp, got[i]); d != nil && r.Divergence == nil {
 				d.Tick, d.Wake, d.Trigger = k+1, exp.Wake, exp.Trigger
 				r.Divergence = d
@@ -157,7 +162,7 @@ func diverge(exp *Tick, got state.Tick) *Divergence {
 			return &Divergence{What: "effects", Expected: effectsText(exp.EffectList()), Got: "unreadable effects: " + err.Error()}
 		}
 	}
-	if want := exp.EffectList(); !reflect.DeepEqual(nilIfEmpty(want), nilIfEmpty(effects)) {
+	if want := exp.EffectList(); !sameEffects(want, effects) {
 		return &Divergence{What: "effects", Expected: effectsText(want), Got: effectsText(effects)}
 	}
 	return nil
@@ -202,11 +207,23 @@ func sameJSON(a, b json.RawMessage) bool {
 	return reflect.DeepEqual(x, y)
 }
 
-func nilIfEmpty(e []actions.Effect) []actions.Effect {
-	if len(e) == 0 {
-		return nil
+// sameEffects compares effects field by field, a tool call's arguments
+// as JSON values.
+func sameEffects(a, b []actions.Effect) bool {
+	if len(a) != len(b) {
+		return false
 	}
-	return e
+	for i := range a {
+		x, y := a[i], b[i]
+		if !sameJSON(x.Args, y.Args) {
+			return false
+		}
+		x.Args, y.Args = nil, nil
+		if !reflect.DeepEqual(x, y) {
+			return false
+		}
+	}
+	return true
 }
 
 func effectsText(e []actions.Effect) string {
@@ -217,6 +234,14 @@ func effectsText(e []actions.Effect) string {
 	for i, x := range e {
 		if i > 0 {
 			b.WriteString("; ")
+		}
+		if x.Kind == actions.EffectTool {
+			fmt.Fprintf(&b, "tool call %s: %s", callText(x.Tool, x.Args), x.Outcome)
+			if x.Error != "" {
+				fmt.Fprintf(&b, " (%s)", x.Error)
+			}
+			fmt.Fprintf(&b, ", text %q", x.Content)
+			continue
 		}
 		fmt.Fprintf(&b, "%s to %q: %q", x.Kind, x.ChannelID, x.Content)
 		if x.ReplyTo != "" {

@@ -42,6 +42,9 @@ type Wiring struct {
 	Now func() time.Time
 	// OnTick must be called with every tick the runtime records.
 	OnTick func(state.Tick)
+	// Tools answers every tool call from the recording; the runtime
+	// starts no tool server and offers Header.Tools.
+	Tools ToolCaller
 }
 
 // Opener opens a fresh runtime wired as given.
@@ -85,7 +88,7 @@ func Play(ctx context.Context, s *Session, open Opener, opt Options) (*Report, e
 		opt.InterruptWait = 10 * time.Second
 	}
 	p := newPlayer(ctx, s, opt)
-	rt, err := open(ctx, Wiring{Header: &s.Header, Model: p, Sender: p.adapter, Now: p.now, OnTick: p.onTick})
+	rt, err := open(ctx, Wiring{Header: &s.Header, Model: p, Sender: p.adapter, Now: p.now, OnTick: p.onTick, Tools: p})
 	if err != nil {
 		return nil, fmt.Errorf("open runtime: %w", err)
 	}
@@ -151,7 +154,10 @@ type player struct {
 	// cutServed marks recorded ticks answered as the end of a cut
 	// recording: an interruption the recording cannot reproduce.
 	cutServed map[int]bool
-	err       error
+	// toolMiss holds, by recorded tick, a tool call the recording could
+	// not answer.
+	toolMiss map[int]toolMiss
+	err      error
 	// remLines are the reminder lines reached, remSent what the
 	// reminder loop sent, stepping whether it runs now, and remDiv the
 	// first difference between the two.

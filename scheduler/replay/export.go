@@ -33,6 +33,8 @@ type ExportOptions struct {
 	// Attention, when set, returns the group mode a channel ran under
 	// (ambient, addressed); "all" or "" leaves the header without it.
 	Attention func(channelID string) string
+	// Tools, when set, is written into every header: the bot ran with tools.
+	Tools *Tools
 }
 
 // Export builds sessions from the ticks and events recorded in a store:
@@ -87,7 +89,7 @@ func build(ch state.Channel, events, sends []state.Message, ticks []state.Tick, 
 	if turn == "" {
 		turn = scheduler.TurnSendEnds
 	}
-	s := &Session{Header: Header{Session: Version, Channel: ch, Bot: opt.Bot, Platform: ch.Platform, Turn: turnField(turn), Settings: opt.Settings}}
+	s := &Session{Header: Header{Session: Version, Channel: ch, Bot: opt.Bot, Platform: ch.Platform, Turn: turnField(turn), Settings: opt.Settings, Tools: opt.Tools}}
 	if opt.Attention != nil {
 		if mode := opt.Attention(ch.ID); mode != AttentionAll {
 			s.Header.Attention = mode

@@ -16,7 +16,9 @@
 // "continue" semantics); attention is the group mode ("ambient",
 // "addressed"; absent means "all", every message woke the channel); settings are the knobs that change what the
 // runtime renders or decides (history window, iterations per wake,
-// response language, a configured bot name, interrupts, the longest sleep).
+// response language, a configured bot name, interrupts, the longest sleep);
+// tools, when the bot ran with any, are its tool catalog and who could
+// use each tool.
 //
 // Then come the lines in time order, each an event, a tick or a reminder:
 //
@@ -36,7 +38,9 @@
 // the messages sent to the model, raw the answer as returned, then usage,
 // latency, the normalized action or the parse error or the model error,
 // the parser's notes, the result the model was shown and the effects (the
-// messages sent). n numbers the ticks of a session from 1, for people.
+// messages sent, the notes written, the tools called with their
+// arguments, outcome and text). n numbers the ticks of a session from 1,
+// for people.
 //
 // A file may hold several sessions one after another, each starting with
 // its header line (airi ticks export writes one per channel). Blank lines
@@ -82,6 +86,10 @@ type Header struct {
 	// as in sessions recorded before attention policies.
 	Attention string   `json:"attention,omitempty"`
 	Settings  Settings `json:"settings"`
+	// Tools are the tools the bot could call and who could use them;
+	// absent when it ran without tools. Replay offers the same catalog
+	// under the same rules and answers each call from its tick.
+	Tools *Tools `json:"tools,omitempty"`
 }
 
 // AttentionAll is the group mode of a session whose header names none.
