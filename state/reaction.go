@@ -68,6 +68,10 @@ type Reactions interface {
 	// MarkReactionsShown marks the given reactions shown: NewReactions no
 	// longer returns them. Unknown ids are ignored.
 	MarkReactionsShown(ctx context.Context, ids []int64) error
+	// ReactionEvents returns the stored reactions, shown or not, in id
+	// order, filtered like Events (on the reaction's Time), for exporting
+	// recorded sessions.
+	ReactionEvents(ctx context.Context, f TickFilter) ([]Reaction, error)
 }
 
 // OutboxReaction is the Kind of an outbox entry that puts a reaction on a

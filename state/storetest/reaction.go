@@ -70,4 +70,16 @@ func testReactions(t *testing.T, s state.Store) {
 	if err := s.MarkReactionsShown(ctx, nil); err != nil {
 		t.Errorf("MarkReactionsShown(nil): %v", err)
 	}
+
+	// Shown or not, every stored reaction is exported, filtered on time.
+	all, err := s.ReactionEvents(ctx, state.TickFilter{ChannelID: "c1"})
+	if err != nil || len(all) != 2 || all[0].ID != got[0].ID || all[1].ID != got[1].ID {
+		t.Errorf("ReactionEvents(c1) = %+v, %v; want both, in id order", all, err)
+	}
+	if late, err := s.ReactionEvents(ctx, state.TickFilter{Since: at(6)}); err != nil || len(late) != 1 || late[0].ID != got[1].ID {
+		t.Errorf("ReactionEvents(since 6) = %+v, %v; want the second only", late, err)
+	}
+	if other, err := s.ReactionEvents(ctx, state.TickFilter{ChannelID: "c2"}); err != nil || len(other) != 0 {
+		t.Errorf("ReactionEvents(c2) = %+v, %v; want none", other, err)
+	}
 }
