@@ -78,3 +78,30 @@ func (s *Store) MarkReactionsShown(ctx context.Context, ids []int64) error {
 	}
 	return nil
 }
+
+// ReactionCounts counts, per message and emoji, the senders whose latest
+// reaction with it stands.
+func (s *Store) ReactionCounts(ctx context.Context, channelID string, messageIDs []string) ([]state.ReactionCount, error) {
+	if len(messageIDs) == 0 {
+		return nil, nil
+	}
+	rows, err := s.pool.Query(ctx, `SELECT message_id, emoji, COUNT(*) AS n FROM (
+	SELECT message_id, emoji, removed,
+		ROW_NUMBER() OVER (PARTITION BY message_id, sender_id, emoji ORDER BY id DESC) AS latest
+	FROM reactions WHERE channel_id = $1 AND message_id = ANY($2)
+) r WHERE latest = 1 AND NOT removed
+GROUP BY message_id, emoji ORDER BY message_id, n DESC, emoji`, channelID, messageIDs)
+	out, err := collect(rows, err, func(row pgx.Row) (state.ReactionCount, error) {
+		var (
+			c state.ReactionCount
+			n int64
+		)
+		err := row.Scan(&c.MessageID, &c.Emoji, &n)
+		c.Count = int(n)
+		return c, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("count reactions in %q: %w", channelID, err)
+	}
+	return out, nil
+}

@@ -84,3 +84,29 @@ func (s *Store) MarkReactionsShown(ctx context.Context, ids []int64) error {
 	}
 	return nil
 }
+
+// ReactionCounts counts, per message and emoji, the senders whose latest
+// reaction with it stands.
+func (s *Store) ReactionCounts(ctx context.Context, channelID string, messageIDs []string) ([]state.ReactionCount, error) {
+	if len(messageIDs) == 0 {
+		return nil, nil
+	}
+	arg, err := json.Marshal(messageIDs)
+	if err != nil {
+		return nil, fmt.Errorf("count reactions in %q: %w", channelID, err)
+	}
+	out, err := collect(func(sc scanner) (state.ReactionCount, error) {
+		var c state.ReactionCount
+		err := sc.Scan(&c.MessageID, &c.Emoji, &c.Count)
+		return c, err
+	})(s.query(ctx, `SELECT message_id, emoji, COUNT(*) AS n FROM (
+	SELECT message_id, emoji, removed,
+		ROW_NUMBER() OVER (PARTITION BY message_id, sender_id, emoji ORDER BY id DESC) AS latest
+	FROM reactions WHERE channel_id = ? AND message_id IN (SELECT value FROM json_each(?))
+) WHERE latest = 1 AND removed = 0
+GROUP BY message_id, emoji ORDER BY message_id, n DESC, emoji`, channelID, string(arg)))
+	if err != nil {
+		return nil, fmt.Errorf("count reactions in %q: %w", channelID, err)
+	}
+	return out, nil
+}
