@@ -37,6 +37,7 @@ func (b *Builder) stateData(d prompts.Data, in Input, hist []state.Message) prom
 	d.Notice = in.Notice
 	if len(in.Incoming) > 0 {
 		d.Incoming = make([]prompts.Message, len(in.Incoming))
+		answers := otherBotsAnswers(in.Incoming, in.History)
 		for i, m := range in.Incoming {
 			d.Incoming[i] = prompts.Message{
 				ID:        messageRef(m),
@@ -48,6 +49,9 @@ func (b *Builder) stateData(d prompts.Data, in Input, hist []state.Message) prom
 				Mentioned: m.Mentioned,
 				Self:      m.Self,
 				Bot:       m.FromBot,
+			}
+			if answers != nil {
+				d.Incoming[i].Answers = answers[i]
 			}
 		}
 	}

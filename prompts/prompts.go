@@ -134,6 +134,17 @@ type Message struct {
 	Self      bool
 	// Bot says the sender is a bot (another one than this).
 	Bot bool
+	// Answers are what other bots already answered to this message of a
+	// person (state message only), so that the bot does not repeat them.
+	Answers []Answer
+}
+
+// Answer is another bot's answer to a new message. Sender is ready to
+// print like Message.Name; Content is chat data, cut short: render it
+// with quote.
+type Answer struct {
+	Sender  string
+	Content string
 }
 
 // Action is one action record: the flat JSON action and its result.

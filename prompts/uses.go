@@ -278,6 +278,11 @@ func (d *Data) AppendKey(dst []byte, f Fields) []byte {
 				flag(m.Mentioned)
 				flag(m.Self)
 				flag(m.Bot)
+				num(len(m.Answers))
+				for _, a := range m.Answers {
+					str(a.Sender)
+					str(a.Content)
+				}
 			}
 		case FieldRemaining:
 			num(d.Remaining)

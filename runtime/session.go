@@ -144,6 +144,19 @@ func (r *sessionBot) Deliver(ctx context.Context, ch state.Channel, msg state.Me
 	return r.b.sched.Deliver(ctx, ch, msg)
 }
 
+// DeliverReaction stores a reaction as the adapters' inbox does: one to
+// a message that is not the bot's is dropped, and none wakes the channel.
+func (r *sessionBot) DeliverReaction(ctx context.Context, ch state.Channel, x state.Reaction) error {
+	x.ChannelID = ch.ID
+	if err := x.Validate(); err != nil {
+		return fmt.Errorf("deliver reaction: %w", err)
+	}
+	if _, err := r.b.store.AddReaction(ctx, x); err != nil {
+		return fmt.Errorf("deliver reaction: %w", err)
+	}
+	return nil
+}
+
 func (r *sessionBot) Wake(ctx context.Context, channelID string, trigger scheduler.Trigger) scheduler.WakeReport {
 	return r.b.sched.Wake(ctx, channelID, trigger)
 }

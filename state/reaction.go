@@ -68,6 +68,23 @@ type Reactions interface {
 	// MarkReactionsShown marks the given reactions shown: NewReactions no
 	// longer returns them. Unknown ids are ignored.
 	MarkReactionsShown(ctx context.Context, ids []int64) error
+	// ReactionEvents returns the stored reactions, shown or not, in id
+	// order, filtered like Events (on the reaction's Time), for exporting
+	// recorded sessions.
+	ReactionEvents(ctx context.Context, f TickFilter) ([]Reaction, error)
+	// ReactionCounts returns what the given messages of a channel (the
+	// bot's, by platform id) carry now: per message and emoji, the
+	// senders whose latest reaction with that emoji was not taken off.
+	// Counts of zero are left out; the order is by message id, then
+	// count (most first), then emoji.
+	ReactionCounts(ctx context.Context, channelID string, messageIDs []string) ([]ReactionCount, error)
+}
+
+// ReactionCount is how many senders an emoji stands for on a message.
+type ReactionCount struct {
+	MessageID string
+	Emoji     string
+	Count     int
 }
 
 // OutboxReaction is the Kind of an outbox entry that puts a reaction on a

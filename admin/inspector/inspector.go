@@ -35,6 +35,7 @@ type Store interface {
 	TickNeighbours(ctx context.Context, channelID string, id int64) (prev, next int64, err error)
 	ListReminders(ctx context.Context, f state.ReminderFilter) ([]state.Reminder, error)
 	MediaImage(ctx context.Context, hash string) (state.Image, error)
+	ReactionCounts(ctx context.Context, channelID string, messageIDs []string) ([]state.ReactionCount, error)
 }
 
 // Badge is one fact about a channel shown on the channels page beside its

@@ -1,6 +1,7 @@
 package inspector
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -27,6 +28,8 @@ type itemView struct {
 	ChannelHref string
 	Msg         *state.Message
 	Tick        *tickRow
+	// Reactions are what a message of the bot carries now, per emoji.
+	Reactions []state.ReactionCount
 }
 
 // tickRow is what a timeline shows of a tick.
@@ -79,6 +82,35 @@ func itemViews(items []state.TimelineItem, channels map[string]state.Channel) []
 		out = append(out, v)
 	}
 	return out
+}
+
+// countReactions sets on the rows of the bot's own messages the
+// reactions they carry now: one query per channel of the page.
+func (in *Inspector) countReactions(ctx context.Context, views []itemView) error {
+	ids := map[string][]string{}
+	for _, v := range views {
+		if m := v.Msg; m != nil && m.Self && m.PlatformID != "" {
+			ids[m.ChannelID] = append(ids[m.ChannelID], m.PlatformID)
+		}
+	}
+	type key struct{ channel, message string }
+	counts := map[key][]state.ReactionCount{}
+	for ch, list := range ids {
+		cs, err := in.opts.Store.ReactionCounts(ctx, ch, list)
+		if err != nil {
+			return fmt.Errorf("count reactions in %q: %w", ch, err)
+		}
+		for _, c := range cs {
+			k := key{ch, c.MessageID}
+			counts[k] = append(counts[k], c)
+		}
+	}
+	for i := range views {
+		if m := views[i].Msg; m != nil && m.Self {
+			views[i].Reactions = counts[key{m.ChannelID, m.PlatformID}]
+		}
+	}
+	return nil
 }
 
 // timelineView is a page of a timeline: one channel's, or search results.
@@ -177,6 +209,10 @@ func (in *Inspector) timeline(w http.ResponseWriter, r *http.Request) {
 	}
 	v := timelineView{Channel: ch, Unread: unread[id], Reminders: reminders, Items: itemViews(items, nil), Query: text, Outcome: outcome,
 		Filtered: outcome != "" || text != "", LiveInterval: in.opts.LiveInterval}
+	if err := in.countReactions(ctx, v.Items); err != nil {
+		in.fail(w, r, http.StatusInternalServerError, "count reactions", err)
+		return
+	}
 	in.pageLinks(&v, r, items, before)
 	if before.IsZero() {
 		lq := url.Values{"channel": {id}}
@@ -237,6 +273,10 @@ func (in *Inspector) live(w http.ResponseWriter, r *http.Request) {
 	views := itemViews(fresh, nil)
 	for i := range views {
 		views[i].NewDay = false
+	}
+	if err := in.countReactions(r.Context(), views); err != nil {
+		in.fail(w, r, http.StatusInternalServerError, "count reactions", err)
+		return
 	}
 	in.renderFragment(w, r, "live", views)
 }
@@ -312,6 +352,10 @@ func (in *Inspector) search(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	v.Items = itemViews(items, byID)
+	if err := in.countReactions(ctx, v.Items); err != nil {
+		in.fail(w, r, http.StatusInternalServerError, "count reactions", err)
+		return
+	}
 	in.pageLinks(&v, r, items, before)
 	in.render(w, r, "search", page{Title: "Search", Nav: "search", Query: text, Outcome: outcome, Body: v})
 }

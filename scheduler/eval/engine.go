@@ -155,7 +155,9 @@ type player struct {
 func newPlayer(s *replay.Session) *player {
 	p := &player{s: s}
 	for _, it := range s.Items {
-		if it.Event == nil {
+		// A reaction is not a message to score; the runs play the
+		// messages only.
+		if it.Event == nil || it.Event.IsReaction() {
 			continue
 		}
 		e := *it.Event

@@ -23,6 +23,9 @@ import (
 type Runtime interface {
 	// Deliver stores an incoming message and marks its channel woken.
 	Deliver(ctx context.Context, ch state.Channel, msg state.Message) error
+	// DeliverReaction stores a reaction to one of the bot's messages for
+	// the next request, waking nothing.
+	DeliverReaction(ctx context.Context, ch state.Channel, r state.Reaction) error
 	// Wake runs one wake of a channel in the caller's goroutine.
 	Wake(ctx context.Context, channelID string, trigger scheduler.Trigger) scheduler.WakeReport
 	// StepReminders delivers the reminders due at the runtime's clock.
@@ -61,7 +64,8 @@ type Options struct {
 	Prompts bool
 	// Forward, when set, also receives every message sent (its ids are ignored).
 	Forward Sender
-	// OnEvent, when set, sees every incoming message as it is delivered.
+	// OnEvent, when set, sees every incoming message and reaction as it
+	// is delivered.
 	OnEvent func(e *Event)
 	// OnTick, when set, sees every replayed tick with its number in the
 	// session (0 for a tick the recording does not have).
@@ -242,7 +246,13 @@ func (p *player) deliverTo(end int) (int, error) {
 		if p.opt.OnEvent != nil {
 			p.opt.OnEvent(e)
 		}
-		if err := p.rt.Deliver(p.ctx, ch, e.Message(ch.ID)); err != nil {
+		var err error
+		if e.IsReaction() {
+			err = p.rt.DeliverReaction(p.ctx, ch, e.ReactionOf(ch.ID))
+		} else {
+			err = p.rt.Deliver(p.ctx, ch, e.Message(ch.ID))
+		}
+		if err != nil {
 			return n, fmt.Errorf("deliver event of line %d: %w", i+2, err)
 		}
 		n++
@@ -266,7 +276,7 @@ func (p *player) duringEnd(k int, canInterrupt bool) int {
 	i := p.pos[k] + 1
 	if n, ok := heldBack(t); ok {
 		for ; i < end && n > 0; i++ {
-			if p.items[i].Event != nil {
+			if p.items[i].message() {
 				n--
 			}
 		}
@@ -384,7 +394,7 @@ func (p *player) Complete(ctx context.Context, _ planner.Request) (planner.Respo
 func interruptOrder(items []Item) []Item {
 	out := slices.Clone(items)
 	for i, it := range out {
-		if it.Tick == nil || !it.Tick.Interrupted() || i == 0 || out[i-1].Event == nil {
+		if it.Tick == nil || !it.Tick.Interrupted() || i == 0 || !out[i-1].message() {
 			continue
 		}
 		after := false
@@ -419,7 +429,7 @@ func lateOrder(items []Item) []Item {
 			continue
 		}
 		j := i
-		for j > 0 && out[j-1].Event != nil && !showsMessage(t, out[j-1].Event.Content) &&
+		for j > 0 && out[j-1].message() && !showsMessage(t, out[j-1].Event.Content) &&
 			!out[j-1].Event.Time.Before(t.Now.Add(-storeLag)) {
 			j--
 		}

@@ -16,6 +16,7 @@ type Source interface {
 	Ticks(ctx context.Context, f state.TickFilter) ([]state.Tick, error)
 	Events(ctx context.Context, f state.TickFilter) ([]state.Message, error)
 	ReminderSends(ctx context.Context, f state.TickFilter) ([]state.Message, error)
+	ReactionEvents(ctx context.Context, f state.TickFilter) ([]state.Reaction, error)
 }
 
 // ExportOptions say what to export and what to write in the headers.
@@ -37,11 +38,11 @@ type ExportOptions struct {
 	Tools *Tools
 }
 
-// Export builds sessions from the ticks and events recorded in a store:
-// one session per channel that has ticks, in channel id order (or just the
-// filtered channel). Events and ticks are merged by time; an event at the
-// same instant as a tick comes first, since a message stored by then was
-// part of the tick's request.
+// Export builds sessions from the ticks, messages and reactions recorded
+// in a store: one session per channel that has ticks, in channel id order
+// (or just the filtered channel). Events and ticks are merged by time; an
+// event at the same instant as a tick comes first, since a message or a
+// reaction stored by then was part of the tick's request.
 func Export(ctx context.Context, src Source, opt ExportOptions) ([]*Session, error) {
 	ticks, err := src.Ticks(ctx, opt.Filter)
 	if err != nil {
@@ -75,7 +76,11 @@ func Export(ctx context.Context, src Source, opt ExportOptions) ([]*Session, err
 		if err != nil {
 			return nil, fmt.Errorf("export channel %q: %w", id, err)
 		}
-		s, err := build(ch, events, sends, byChannel[id], opt)
+		reactions, err := src.ReactionEvents(ctx, f)
+		if err != nil {
+			return nil, fmt.Errorf("export channel %q: %w", id, err)
+		}
+		s, err := build(ch, events, sends, reactions, byChannel[id], opt)
 		if err != nil {
 			return nil, fmt.Errorf("export channel %q: %w", id, err)
 		}
@@ -84,7 +89,7 @@ func Export(ctx context.Context, src Source, opt ExportOptions) ([]*Session, err
 	return out, nil
 }
 
-func build(ch state.Channel, events, sends []state.Message, ticks []state.Tick, opt ExportOptions) (*Session, error) {
+func build(ch state.Channel, events, sends []state.Message, reactions []state.Reaction, ticks []state.Tick, opt ExportOptions) (*Session, error) {
 	turn := opt.Turn
 	if turn == "" {
 		turn = scheduler.TurnSendEnds
@@ -100,6 +105,11 @@ func build(ch state.Channel, events, sends []state.Message, ticks []state.Tick, 
 	var lines []*Event
 	for _, m := range events {
 		lines = append(lines, EventsOf(m)...)
+	}
+	// A reaction to the bot's message is shown in the next request: it is
+	// a line of its own, at the time it came.
+	for _, r := range reactions {
+		lines = append(lines, ReactionEventOf(r))
 	}
 	// Events come in arrival (id) order; a platform's clock can disagree
 	// with arrival by a little, so sort stably by time only for merging.

@@ -18,6 +18,7 @@ type memSource struct {
 	ticks    []state.Tick
 	events   []state.Message
 	sends    []state.Message // the reminder loop's
+	reacts   []state.Reaction
 }
 
 func (m *memSource) Channel(_ context.Context, id string) (state.Channel, error) {
@@ -56,6 +57,63 @@ func (m *memSource) ReminderSends(_ context.Context, f state.TickFilter) ([]stat
 		}
 	}
 	return out, nil
+}
+
+func (m *memSource) ReactionEvents(_ context.Context, f state.TickFilter) ([]state.Reaction, error) {
+	var out []state.Reaction
+	for _, r := range m.reacts {
+		if (f.ChannelID == "" || r.ChannelID == f.ChannelID) && !r.Time.Before(f.Since) {
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
+// TestExportReactions: a reaction to the bot's message is an event line
+// of its own at its time, before the tick whose request showed it, and
+// reads back as the same reaction.
+func TestExportReactions(t *testing.T) {
+	t0 := time.Date(2026, 2, 1, 10, 0, 0, 0, time.UTC)
+	src := &memSource{
+		channels: map[string]state.Channel{"c": {ID: "c", Platform: "telegram"}},
+		events:   []state.Message{{ChannelID: "c", PlatformID: "1", SenderID: "7", SenderName: "Ada", Content: "hi", Time: t0}},
+		reacts: []state.Reaction{
+			{ID: 1, ChannelID: "c", MessageID: "9", SenderID: "7", SenderName: "Ada", Emoji: "🔥", Time: t0.Add(3 * time.Second)},
+			{ID: 2, ChannelID: "c", MessageID: "9", SenderID: "7", SenderName: "Ada", Emoji: "🔥", Removed: true, Time: t0.Add(4 * time.Second)},
+			{ID: 3, ChannelID: "other", MessageID: "9", SenderName: "Bo", Emoji: "👍", Time: t0},
+		},
+		ticks: []state.Tick{
+			{ID: 1, ChannelID: "c", Wake: 1, Trigger: "message", Now: t0.Add(time.Second), Raw: "r1"},
+			{ID: 2, ChannelID: "c", Wake: 2, Trigger: "message", Now: t0.Add(5 * time.Second), Raw: "r2"},
+		},
+	}
+	ss, err := replay.Export(context.Background(), src, replay.ExportOptions{})
+	if err != nil || len(ss) != 1 {
+		t.Fatalf("export: %d sessions, %v", len(ss), err)
+	}
+	var buf bytes.Buffer
+	if err := replay.Write(&buf, ss[0]); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
+	want := []string{
+		`{"type":"event","time":"2026-02-01T10:00:03Z","platformId":"9","senderId":"7","sender":"Ada","content":"","reaction":"🔥"}`,
+		`{"type":"event","time":"2026-02-01T10:00:04Z","platformId":"9","senderId":"7","sender":"Ada","content":"","reaction":"🔥","removed":true}`,
+	}
+	if len(lines) != 6 || lines[3] != want[0] || lines[4] != want[1] || !strings.Contains(lines[5], `"raw":"r2"`) {
+		t.Fatalf("wrote:\n%s\nwant the message, tick 1, the two reactions, then tick 2:\n%s", buf.String(), strings.Join(want, "\n"))
+	}
+	back, err := replay.Read(&buf)
+	if err != nil || len(back) != 1 {
+		t.Fatalf("read back: %v", err)
+	}
+	got := back[0].Items[2].Event.ReactionOf("c")
+	if !back[0].Items[2].Event.IsReaction() || got.MessageID != "9" || got.Emoji != "🔥" || got.SenderName != "Ada" || !got.Time.Equal(t0.Add(3*time.Second)) || got.Removed {
+		t.Errorf("reaction read back as %+v", got)
+	}
+	if back[0].Items[0].Event.IsReaction() {
+		t.Error("a message read back as a reaction")
+	}
 }
 
 func TestExport(t *testing.T) {
@@ -196,5 +254,19 @@ func TestExportDecisions(t *testing.T) {
 				t.Errorf("read back %+v, %v", back, err)
 			}
 		})
+	}
+}
+
+func TestReadRefusesBadReaction(t *testing.T) {
+	head := `{"airi_session":1,"channel":{"id":"c","platform":"console"}}` + "\n"
+	for _, line := range []string{
+		`{"type":"event","time":"2026-06-01T09:00:00Z","sender":"Ada","content":"","reaction":"👍"}`,
+		`{"type":"event","time":"2026-06-01T09:00:00Z","platformId":"7","sender":"Ada","content":"hi","reaction":"👍"}`,
+		`{"type":"event","time":"2026-06-01T09:00:00Z","platformId":"7","sender":"Ada","content":"","reaction":"👍","change":"deleted"}`,
+		`{"type":"event","time":"2026-06-01T09:00:00Z","platformId":"7","sender":"Ada","content":"hi","removed":true}`,
+	} {
+		if _, err := replay.Read(strings.NewReader(head + line + "\n")); err == nil || !strings.Contains(err.Error(), "reaction") {
+			t.Errorf("read %s: %v, want an error about the reaction", line, err)
+		}
 	}
 }

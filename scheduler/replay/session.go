@@ -32,7 +32,8 @@
 // An event is an incoming message with the time it arrived (platform
 // message id, sender, content, reply-to, whether it mentions the bot,
 // replies to the bot or comes from a bot, and, in sessions whose header
-// names the group mode, the attention decision it got). A
+// names the group mode, the attention decision it got), or a reaction to
+// one of the bot's messages (reaction, the emoji; removed). A
 // tick is one model call: now is the clock the runtime used, wake groups
 // the ticks of one wake, trigger says why the wake started, request holds
 // the messages sent to the model, raw the answer as returned, then usage,
@@ -167,6 +168,31 @@ type Event struct {
 	// the file ids, the hash of the bytes and the description or
 	// transcript, never the bytes, so a session replays offline.
 	Media []state.Media `json:"media,omitempty"`
+	// Reaction, when set, makes the line a reaction (this emoji) to the
+	// bot's message with the PlatformID rather than a message; Removed
+	// says it was taken off.
+	Reaction string `json:"reaction,omitempty"`
+	Removed  bool   `json:"removed,omitempty"`
+}
+
+// IsReaction reports whether the line is a reaction, not a message.
+func (e *Event) IsReaction() bool { return e.Reaction != "" }
+
+// ReactionEventOf returns the event line of a stored reaction.
+func ReactionEventOf(r state.Reaction) *Event {
+	return &Event{
+		Type: TypeEvent, Time: r.Time.UTC(), PlatformID: r.MessageID, SenderID: r.SenderID, Sender: r.SenderName,
+		FromBot: r.FromBot, Reaction: r.Emoji, Removed: r.Removed,
+	}
+}
+
+// ReactionOf returns a reaction event as the reaction an adapter would
+// deliver to channel.
+func (e *Event) ReactionOf(channelID string) state.Reaction {
+	return state.Reaction{
+		ChannelID: channelID, MessageID: e.PlatformID, SenderID: e.SenderID, SenderName: e.Sender,
+		FromBot: e.FromBot, Emoji: e.Reaction, Removed: e.Removed, Time: e.Time,
+	}
 }
 
 // Values of Event.Change.
@@ -300,6 +326,11 @@ type Item struct {
 	Tick     *Tick
 	Reminder *Reminder
 }
+
+// message reports whether the item is a message (or its change), the
+// events that can interrupt a call or hold a send back; a reaction does
+// neither.
+func (it Item) message() bool { return it.Event != nil && !it.Event.IsReaction() }
 
 // Session is one recorded conversation: its header and its lines in time order.
 type Session struct {
@@ -438,6 +469,12 @@ func Read(r io.Reader) ([]*Session, error) {
 			}
 			if e.Change != "" && e.PlatformID == "" {
 				return nil, fmt.Errorf("line %d: event: a change (%s) needs the platformId of the message it changes", line, e.Change)
+			}
+			if e.IsReaction() && (e.PlatformID == "" || e.Change != "" || e.Content != "" || len(e.Media) > 0) {
+				return nil, fmt.Errorf("line %d: event: a reaction needs the platformId of the bot's message, and no change, content or media", line)
+			}
+			if e.Removed && !e.IsReaction() {
+				return nil, fmt.Errorf("line %d: event: removed without a reaction", line)
 			}
 			cur.Items = append(cur.Items, Item{Event: &e})
 		case probe.Type == TypeTick:

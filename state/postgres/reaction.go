@@ -35,21 +35,37 @@ func (s *Store) NewReactions(ctx context.Context, channelID string, limit int) (
 	if limit > 0 {
 		lim = &limit
 	}
-	rows, err := s.pool.Query(ctx, `SELECT id, channel_id, message_id, sender_id, sender_name, from_bot, emoji, removed, time
+	rows, err := s.pool.Query(ctx, `SELECT `+reactionCols+`
 FROM reactions WHERE channel_id = $1 AND NOT shown ORDER BY id LIMIT $2`, channelID, lim)
-	out, err := collect(rows, err, func(row pgx.Row) (state.Reaction, error) {
-		var (
-			r state.Reaction
-			t time.Time
-		)
-		err := row.Scan(&r.ID, &r.ChannelID, &r.MessageID, &r.SenderID, &r.SenderName, &r.FromBot, &r.Emoji, &r.Removed, &t)
-		r.Time = t.UTC()
-		return r, err
-	})
+	out, err := collect(rows, err, scanReaction)
 	if err != nil {
 		return nil, fmt.Errorf("new reactions of %q: %w", channelID, err)
 	}
 	return out, nil
+}
+
+// ReactionEvents returns the stored reactions, shown or not, in id order.
+func (s *Store) ReactionEvents(ctx context.Context, f state.TickFilter) ([]state.Reaction, error) {
+	rows, err := s.pool.Query(ctx, `SELECT `+reactionCols+` FROM reactions
+WHERE ($1 = '' OR channel_id = $1) AND ($2::timestamptz IS NULL OR time >= $2) ORDER BY id`, f.ChannelID, tsArg(f.Since))
+	out, err := collect(rows, err, scanReaction)
+	if err != nil {
+		return nil, fmt.Errorf("list reactions: %w", err)
+	}
+	return out, nil
+}
+
+// reactionCols are the columns scanReaction reads.
+const reactionCols = `id, channel_id, message_id, sender_id, sender_name, from_bot, emoji, removed, time`
+
+func scanReaction(row pgx.Row) (state.Reaction, error) {
+	var (
+		r state.Reaction
+		t time.Time
+	)
+	err := row.Scan(&r.ID, &r.ChannelID, &r.MessageID, &r.SenderID, &r.SenderName, &r.FromBot, &r.Emoji, &r.Removed, &t)
+	r.Time = t.UTC()
+	return r, err
 }
 
 // MarkReactionsShown marks the given reactions shown.
@@ -61,4 +77,31 @@ func (s *Store) MarkReactionsShown(ctx context.Context, ids []int64) error {
 		return fmt.Errorf("mark %d reactions shown: %w", len(ids), err)
 	}
 	return nil
+}
+
+// ReactionCounts counts, per message and emoji, the senders whose latest
+// reaction with it stands.
+func (s *Store) ReactionCounts(ctx context.Context, channelID string, messageIDs []string) ([]state.ReactionCount, error) {
+	if len(messageIDs) == 0 {
+		return nil, nil
+	}
+	rows, err := s.pool.Query(ctx, `SELECT message_id, emoji, COUNT(*) AS n FROM (
+	SELECT message_id, emoji, removed,
+		ROW_NUMBER() OVER (PARTITION BY message_id, sender_id, emoji ORDER BY id DESC) AS latest
+	FROM reactions WHERE channel_id = $1 AND message_id = ANY($2)
+) r WHERE latest = 1 AND NOT removed
+GROUP BY message_id, emoji ORDER BY message_id, n DESC, emoji`, channelID, messageIDs)
+	out, err := collect(rows, err, func(row pgx.Row) (state.ReactionCount, error) {
+		var (
+			c state.ReactionCount
+			n int64
+		)
+		err := row.Scan(&c.MessageID, &c.Emoji, &n)
+		c.Count = int(n)
+		return c, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("count reactions in %q: %w", channelID, err)
+	}
+	return out, nil
 }

@@ -70,4 +70,54 @@ func testReactions(t *testing.T, s state.Store) {
 	if err := s.MarkReactionsShown(ctx, nil); err != nil {
 		t.Errorf("MarkReactionsShown(nil): %v", err)
 	}
+
+	// Shown or not, every stored reaction is exported, filtered on time.
+	all, err := s.ReactionEvents(ctx, state.TickFilter{ChannelID: "c1"})
+	if err != nil || len(all) != 2 || all[0].ID != got[0].ID || all[1].ID != got[1].ID {
+		t.Errorf("ReactionEvents(c1) = %+v, %v; want both, in id order", all, err)
+	}
+	if late, err := s.ReactionEvents(ctx, state.TickFilter{Since: at(6)}); err != nil || len(late) != 1 || late[0].ID != got[1].ID {
+		t.Errorf("ReactionEvents(since 6) = %+v, %v; want the second only", late, err)
+	}
+	if other, err := s.ReactionEvents(ctx, state.TickFilter{ChannelID: "c2"}); err != nil || len(other) != 0 {
+		t.Errorf("ReactionEvents(c2) = %+v, %v; want none", other, err)
+	}
+	testReactionCounts(t, s)
+}
+
+// testReactionCounts: a sender's latest reaction with an emoji decides
+// whether it counts; a removal takes theirs off.
+func testReactionCounts(t *testing.T, s state.Store) {
+	ctx := context.Background()
+	for i, id := range []string{"900", "901"} {
+		own := msg("c9", id, 20+i)
+		own.Self, own.SenderName = true, "airi"
+		ingest(t, s, own)
+	}
+	for i, r := range []state.Reaction{
+		{MessageID: "900", SenderID: "u1", Emoji: "🔥"},
+		{MessageID: "900", SenderID: "u2", Emoji: "🔥"},
+		{MessageID: "900", SenderID: "u3", Emoji: "👍"},
+		{MessageID: "900", SenderID: "u3", Emoji: "👍", Removed: true},
+		{MessageID: "900", SenderID: "u4", Emoji: "👍", Removed: true},
+		{MessageID: "900", SenderID: "u4", Emoji: "👍"},
+		{MessageID: "901", SenderID: "u1", Emoji: "❤"},
+	} {
+		r.ChannelID, r.SenderName, r.Time = "c9", r.SenderID, at(30+i)
+		if ok, err := s.AddReaction(ctx, r); err != nil || !ok {
+			t.Fatalf("AddReaction(%+v) = %v, %v", r, ok, err)
+		}
+	}
+	got, err := s.ReactionCounts(ctx, "c9", []string{"900", "901", "999"})
+	if err != nil {
+		t.Fatalf("ReactionCounts: %v", err)
+	}
+	want := []state.ReactionCount{{MessageID: "900", Emoji: "🔥", Count: 2}, {MessageID: "900", Emoji: "👍", Count: 1}, {MessageID: "901", Emoji: "❤", Count: 1}}
+	equal(t, "reaction counts", got, want)
+	if none, err := s.ReactionCounts(ctx, "c9", nil); err != nil || len(none) != 0 {
+		t.Errorf("ReactionCounts(no messages) = %+v, %v; want none", none, err)
+	}
+	if other, err := s.ReactionCounts(ctx, "c1", []string{"900"}); err != nil || len(other) != 0 {
+		t.Errorf("ReactionCounts(c1, 900) = %+v, %v; want none", other, err)
+	}
 }
