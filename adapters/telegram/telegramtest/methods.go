@@ -191,6 +191,12 @@ func (s *Server) getUpdates(ctx context.Context, p params, gen int) (int, any, s
 
 // sendMessage checks and records a message from the bot.
 func (s *Server) sendMessage(p params) (int, any, string) {
+	var relay func() // runs after mu is released: it takes the others'
+	defer func() {
+		if relay != nil {
+			relay()
+		}
+	}()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	chat, ok := s.chat(p.str("chat_id"))
@@ -255,6 +261,10 @@ func (s *Server) sendMessage(p params) (int, any, string) {
 	}
 	s.sent = append(s.sent, Sent{ChatID: chat.ID, MessageID: m.MessageID, Text: visible, Raw: raw, ParseMode: mode, ReplyTo: replyTo, Thread: thread, At: s.opts.Now()})
 	s.notify()
+	if r := s.rooms[chat.ID]; r != nil {
+		cp := *m
+		relay = func() { r.relay(s, cp) }
+	}
 	return http.StatusOK, m, ""
 }
 

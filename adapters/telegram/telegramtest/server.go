@@ -16,6 +16,8 @@
 // for the media of the messages injected, with Telegram's 20 MB refusal,
 // counted per file. Faults (429 with retry_after, refused entities, a
 // connection dropped after the message was sent) are injected per method.
+// A Room makes one group shared by several servers, one per bot token, as
+// bots see each other's messages in a group with bot-to-bot mode on.
 //
 // Tests inject user messages with Post and read what the bot sent with
 // Sent or WaitSent. The same server runs as a standalone process
@@ -63,6 +65,7 @@ type Server struct {
 	lastID    map[int64]int
 	messages  map[int64]map[int]*Message
 	topics    map[int64]map[int]bool
+	rooms     map[int64]*Room // groups shared with other bots (room.go)
 	sent      []Sent
 	actions   []ChatAction
 	faults    map[string][]Fault
@@ -181,6 +184,12 @@ func (s *Server) waitFor(ctx context.Context, cond func() bool) error {
 func (s *Server) Post(in Incoming) Message {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	return s.postMessage(in, 0)
+}
+
+// postMessage queues a user message under id (0: the chat's next); callers hold
+// mu.
+func (s *Server) postMessage(in Incoming, id int) Message {
 	from := in.From
 	if in.Chat.ID == 0 {
 		in.Chat = PrivateChat(from)
@@ -192,7 +201,7 @@ func (s *Server) Post(in Incoming) Message {
 		}
 	}
 	s.chats[in.Chat.ID] = in.Chat
-	m := s.newMessage(in.Chat, &from)
+	m := s.newMessageID(in.Chat, &from, id)
 	if in.Thread != 0 {
 		if s.topics[in.Chat.ID] == nil {
 			s.topics[in.Chat.ID] = make(map[int]bool)
@@ -247,15 +256,33 @@ func (s *Server) Edit(chatID int64, messageID int, text string) error {
 	return nil
 }
 
-// newMessage numbers a message in its chat and stores it; callers hold mu.
+// newMessage numbers a message in its chat (or its room) and stores it;
+// callers hold mu.
 func (s *Server) newMessage(chat Chat, from *User) *Message {
-	s.lastID[chat.ID]++
-	m := &Message{MessageID: s.lastID[chat.ID], From: from, Chat: chat, Date: s.opts.Now().Unix()}
-	if s.messages[chat.ID] == nil {
-		s.messages[chat.ID] = make(map[int]*Message)
+	return s.newMessageID(chat, from, 0)
+}
+
+// newMessageID stores a message under id, or numbers it when id is 0;
+// callers hold mu.
+func (s *Server) newMessageID(chat Chat, from *User, id int) *Message {
+	if id == 0 {
+		id = s.roomID(chat.ID)
 	}
-	s.messages[chat.ID][m.MessageID] = m
+	if id == 0 {
+		s.lastID[chat.ID]++
+		id = s.lastID[chat.ID]
+	}
+	m := &Message{MessageID: id, From: from, Chat: chat, Date: s.opts.Now().Unix()}
+	s.storeMessage(m)
 	return m
+}
+
+// storeMessage keeps m for replies, edits and reactions; callers hold mu.
+func (s *Server) storeMessage(m *Message) {
+	if s.messages[m.Chat.ID] == nil {
+		s.messages[m.Chat.ID] = make(map[int]*Message)
+	}
+	s.messages[m.Chat.ID][m.MessageID] = m
 }
 
 // PostRaw queues an update made of fields as given (the server adds its
