@@ -15,11 +15,16 @@ import (
 )
 
 // answerOther is a model that answers every new message in chat by
-// telling the other bot to answer.
-func answerOther(t *testing.T, chat int64, other string) *openaitest.Server {
+// telling the other bot to answer; states gets each state message that
+// carried new messages.
+func answerOther(t *testing.T, chat int64, other string, states chan<- string) *openaitest.Server {
 	return openaitest.NewServer(t, func(_ context.Context, req openaitest.Request) openaitest.Reply {
 		if !strings.Contains(req.LastUser(), "New messages:") {
 			return openaitest.Text(`{"action":"continue"}`)
+		}
+		select {
+		case states <- req.LastUser():
+		default:
 		}
 		return openaitest.Text(fmt.Sprintf(`{"action":"send_message","channelId":"%d","content":"@%s your turn, call %d"}`, chat, other, req.Call))
 	})
@@ -65,9 +70,10 @@ func quietFor(t *testing.T, room *telegramtest.Room, d, limit time.Duration) int
 // TestTwoBotProcessesStopWithinPairBudget runs two airi processes with
 // their own tokens in one group that lets bots see each other, each with
 // a model that answers every message by telling the other bot to answer.
-// A person starts them off; they exchange at most AIRI_BOT_PAIR_RATE
-// messages, then both stay silent (the pair budget recorded on /metrics)
-// until a person writes again.
+// A person starts them off, addressing both: the bot with the longer
+// debounce sees the other's answer to her in its request. They exchange
+// at most AIRI_BOT_PAIR_RATE messages, then both stay silent (the pair
+// budget recorded on /metrics) until a person writes again.
 func TestTwoBotProcessesStopWithinPairBudget(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
@@ -82,13 +88,17 @@ func TestTwoBotProcessesStopWithinPairBudget(t *testing.T) {
 	group := telegramtest.Chat{ID: -1009000, Type: telegramtest.Supergroup, Title: "Two bots"}
 	room := telegramtest.NewRoom(group, ada, bea)
 
-	env := func(tg *telegramtest.Server, other string) []string {
-		return botEnv(answerOther(t, group.ID, other).URL(), dbIn(t),
+	env := func(tg *telegramtest.Server, other, debounce string, states chan<- string) []string {
+		return botEnv(answerOther(t, group.ID, other, states).URL(), dbIn(t),
 			"TELEGRAM_BOT_TOKEN="+tg.Token(), "TELEGRAM_API_BASE_URL="+tg.URL(),
 			"AIRI_IGNORE_BOTS=false", "AIRI_BOT_REPLIES=100", fmt.Sprintf("AIRI_BOT_PAIR_RATE=%d/1m", rate),
-			"AIRI_DEBOUNCE=50ms")
+			"AIRI_DEBOUNCE="+debounce)
 	}
-	bots := []*botProcess{startBot(t, env(ada, "bea_bot")), startBot(t, env(bea, "ada_bot"))}
+	beaStates := make(chan string, 1) // her first request only
+	bots := []*botProcess{
+		startBot(t, env(ada, "bea_bot", "50ms", nil)),
+		startBot(t, env(bea, "ada_bot", "2s", beaStates)),
+	}
 	admins := []string{adminAddr(t, bots[0]), adminAddr(t, bots[1])}
 
 	ann := telegramtest.User{ID: 501, FirstName: "Ann", Username: "ann"}
@@ -96,6 +106,10 @@ func TestTwoBotProcessesStopWithinPairBudget(t *testing.T) {
 	waitUntil(t, "both bots answered", bots[0], func() bool {
 		return len(ada.Sent()) > 0 && len(bea.Sent()) > 0
 	})
+	first := <-beaStates
+	if want := `Already answered by other bots: Ada: "@bea_bot your turn, call 1"`; !strings.Contains(first, want) {
+		t.Errorf("Bea's first request does not show Ada's answer (%s):\n%s", want, first)
+	}
 	talked := quietFor(t, room, 8*time.Second, 50*time.Second)
 	// Both answer Ann; every message after the first is one between the
 	// pair, counted by both bots alike, so at most rate of them pass.
