@@ -281,10 +281,10 @@ func TestSectionsOrderAndWhen(t *testing.T) {
 		want     []string
 		absent   []string
 	}{
-		{"telegram", true, []string{"aa-intro", "persona", "protocol", "rules", "catalog", "runtime", "context", "group", "language", "platform-telegram", "tg-group"}, []string{"quiet", "empty", "direct"}},
-		{"telegram", false, []string{"aa-intro", "persona", "protocol", "rules", "catalog", "runtime", "context", "direct", "language", "platform-telegram"}, []string{"tg-group", "quiet", "group"}},
-		{"satori", false, []string{"aa-intro", "persona", "protocol", "rules", "catalog", "runtime", "context", "direct", "language", "platform-satori", "quiet"}, []string{"tg-group"}},
-		{"satori", true, []string{"aa-intro", "persona", "protocol", "rules", "catalog", "runtime", "context", "group", "language", "platform-satori"}, []string{"tg-group", "quiet"}},
+		{"telegram", true, []string{"aa-intro", "persona", "protocol", "rules", "catalog", "runtime", "group", "language", "platform-telegram", "tg-group", "context"}, []string{"quiet", "empty", "direct"}},
+		{"telegram", false, []string{"aa-intro", "persona", "protocol", "rules", "catalog", "runtime", "direct", "language", "platform-telegram", "context"}, []string{"tg-group", "quiet", "group"}},
+		{"satori", false, []string{"aa-intro", "persona", "protocol", "rules", "catalog", "runtime", "direct", "language", "platform-satori", "quiet", "context"}, []string{"tg-group"}},
+		{"satori", true, []string{"aa-intro", "persona", "protocol", "rules", "catalog", "runtime", "group", "language", "platform-satori", "context"}, []string{"tg-group", "quiet"}},
 	}
 	for _, tt := range tests {
 		t.Run(fmt.Sprintf("%s group=%v", tt.platform, tt.group), func(t *testing.T) {

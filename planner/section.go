@@ -39,8 +39,10 @@ const (
 
 	orderCatalog  = 150
 	orderRuntime  = 190
-	orderContext  = 240
 	orderLanguage = 310
+	// The channel's facts change when someone new speaks: last, so that
+	// a change leaves the rest of the system message a cached prefix.
+	orderContext = 900
 )
 
 // maxMembersShown bounds the member list of a group's context section.

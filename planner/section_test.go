@@ -29,7 +29,7 @@ func sectionNames(p Prompt) []string {
 
 func TestComputedAndVolatileSections(t *testing.T) {
 	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "clock.md"), []byte("---\nsection: clock\norder: 330\ncache: volatile\nreason: shows the hour\n---\nLocal hour: {{.Now.Hour}}\n"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "clock.md"), []byte("---\nsection: clock\norder: 950\ncache: volatile\nreason: shows the hour\n---\nLocal hour: {{.Now.Hour}}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(dir, "catalog.md"), []byte("---\nsection: catalog\norder: 150\n---\n# Actions\nOnly what the manual says.\n"), 0o644); err != nil {
@@ -49,7 +49,7 @@ func TestComputedAndVolatileSections(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := strings.Join(sectionNames(first), ",")
-	want := "persona,protocol,catalog,runtime,pier,context,group,language,platform-satori,clock"
+	want := "persona,protocol,catalog,runtime,pier,group,language,platform-satori,context,clock"
 	if got != want {
 		t.Errorf("sections = %s\nwant       %s", got, want)
 	}

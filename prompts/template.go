@@ -89,8 +89,8 @@ type Template struct {
 	// Section is the section name, the other key an override replaces by.
 	Section string
 	// Order places the section among the others (0–99 identity and persona,
-	// 100–199 protocol and catalog, 200–299 memory and context, 300–399
-	// output and platform rules).
+	// 100–199 protocol and catalog, 200–299 memory and chat rules, 300–399
+	// output and platform rules, 900 the built-in chat facts).
 	Order int
 	// HasOrder reports whether the front matter declared an order.
 	HasOrder bool
