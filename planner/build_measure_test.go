@@ -308,7 +308,7 @@ func TestConversationCostAndPrefix(t *testing.T) {
 		// the per-tick tail weighs more; the target is checked on a
 		// persona as long as the reference bot's.
 		{"default persona", "", 0.88},
-		{"reference-length persona", longPersona, 0.90},
+		{"reference-length persona", longPersona, 0.95},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			reg, err := actions.NewBuiltinRegistry(actions.Handlers{})
