@@ -55,7 +55,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		gen = s.pollGen
 	}
 	s.mu.Unlock()
-	if faulted && !fault.Drop {
+	if faulted && !fault.Drop && !fault.Hold {
 		writeError(w, fault.Code, fault.Description, fault.RetryAfter)
 		return
 	}
@@ -94,6 +94,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if faulted && fault.Drop {
 		hangUp(w)
+		return
+	}
+	if faulted && fault.Hold {
+		<-r.Context().Done()
 		return
 	}
 	if status != http.StatusOK {

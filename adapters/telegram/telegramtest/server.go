@@ -15,7 +15,8 @@
 // administrator; getFile and the file downloads under /file/bot<token>/
 // for the media of the messages injected, with Telegram's 20 MB refusal,
 // counted per file. Faults (429 with retry_after, refused entities, a
-// connection dropped after the message was sent) are injected per method.
+// connection dropped after the message was sent, a call carried out and
+// never answered) are injected per method.
 // A Room makes one group shared by several servers, one per bot token, as
 // bots see each other's messages in a group with bot-to-bot mode on.
 //

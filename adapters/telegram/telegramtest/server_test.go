@@ -375,3 +375,22 @@ func TestWebhook(t *testing.T) {
 		t.Errorf("getUpdates after deleteWebhook = %s (%v)", a.Result, err)
 	}
 }
+
+// TestHoldPerformsTheCallAndAnswersNothing: a held call is carried out
+// at once and its answer never comes, until the client gives up.
+func TestHoldPerformsTheCallAndAnswersNothing(t *testing.T) {
+	s := start(t)
+	s.Post(Incoming{From: User{ID: 9, FirstName: "Zed"}, Text: "hi"})
+	s.Fail("sendMessage", Fault{Hold: true})
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	if _, err := callErr(ctx, s.URL(), s.Token(), "sendMessage", map[string]any{"chat_id": 9, "text": "held"}); err == nil {
+		t.Fatal("a held call was answered")
+	}
+	if sent := s.Sent(); len(sent) != 1 || sent[0].Text != "held" {
+		t.Fatalf("sent %+v, want the held message", sent)
+	}
+	if a := call(t, context.Background(), s.URL(), s.Token(), "sendMessage", map[string]any{"chat_id": 9, "text": "next"}); !a.OK {
+		t.Errorf("the call after the held one: %+v", a)
+	}
+}

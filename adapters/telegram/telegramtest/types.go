@@ -186,6 +186,9 @@ type Fault struct {
 	// Drop performs the call, then closes the connection without an
 	// answer: the client cannot tell whether it worked.
 	Drop bool `json:"drop,omitempty"`
+	// Hold performs the call, then answers nothing until the client goes
+	// away: the call of a process killed right after making it.
+	Hold bool `json:"hold,omitempty"`
 	// OnlyParseMode applies the fault only to sendMessage calls that carry
 	// a parse_mode (a plain-text retry then passes).
 	OnlyParseMode bool `json:"only_parse_mode,omitempty"`
