@@ -30,6 +30,9 @@ import (
 type Runtime interface {
 	// Deliver stores an incoming message and schedules its channel's wake.
 	Deliver(ctx context.Context, ch state.Channel, msg state.Message) error
+	// DeliverReaction stores a reaction to one of the bot's messages for
+	// the next state message; it wakes nothing.
+	DeliverReaction(ctx context.Context, ch state.Channel, r state.Reaction) error
 	// NextDue returns the channel whose wake falls due first, when and why.
 	NextDue() (channelID string, at time.Time, trigger string, ok bool)
 	// RunDue runs a channel's scheduled wake in the caller's goroutine.
@@ -121,7 +124,7 @@ func Play(ctx context.Context, s *replay.Session, open Opener, opt Options) (*Ru
 		run.End = p.clock
 		return run, nil
 	}
-	rt, err := open(ctx, Wiring{Header: &s.Header, Sender: &Adapter{name: s.Header.Platform}, Now: p.now, OnTick: func(t state.Tick) {
+	rt, err := open(ctx, Wiring{Header: &s.Header, Sender: &Adapter{name: s.Header.Platform, ids: recordedSends(s)}, Now: p.now, OnTick: func(t state.Tick) {
 		p.onTick(ctx, t, opt.ContinueDelay)
 	}})
 	if err != nil {
@@ -141,12 +144,15 @@ func Play(ctx context.Context, s *replay.Session, open Opener, opt Options) (*Ru
 // player is the virtual clock and the event feeder of one run.
 type player struct {
 	s      *replay.Session
-	events []*replay.Event
-	rt     Runtime
+	events []*replay.Event // the messages, the lines scored
+	// reactions are played in time with the messages, never scored.
+	reactions []*replay.Event
+	rt        Runtime
 
 	mu        sync.Mutex
 	clock     time.Time
 	delivered int
+	reacted   int     // reactions delivered
 	shownIn   []int64 // per event: the wake that first showed it
 	ticks     []Tick
 	err       error
@@ -155,9 +161,11 @@ type player struct {
 func newPlayer(s *replay.Session) *player {
 	p := &player{s: s}
 	for _, it := range s.Items {
-		// A reaction is not a message to score; the runs play the
-		// messages only.
-		if it.Event == nil || it.Event.IsReaction() {
+		if it.Event == nil {
+			continue
+		}
+		if it.Event.IsReaction() {
+			p.reactions = append(p.reactions, it.Event)
 			continue
 		}
 		e := *it.Event
@@ -241,6 +249,9 @@ func (p *player) play(ctx context.Context, opt Options) error {
 				return fmt.Errorf("%w: %d wakes", errUnsettled, wakes-1)
 			}
 			p.advance(due)
+			if err := p.deliverReactions(ctx, due); err != nil {
+				return err
+			}
 			p.rt.RunDue(ctx, id)
 		case !periodic.IsZero() && (next < len(p.events) || !periodic.After(horizon)):
 			if next >= len(p.events) && !dueOK {
@@ -253,6 +264,9 @@ func (p *player) play(ctx context.Context, opt Options) error {
 				}
 			}
 			p.advance(periodic)
+			if err := p.deliverReactions(ctx, periodic); err != nil {
+				return err
+			}
 			periodic = periodic.Add(opt.TickInterval)
 			if err := p.rt.PeriodicTick(ctx); err != nil {
 				return fmt.Errorf("periodic tick: %w", err)
@@ -263,9 +277,32 @@ func (p *player) play(ctx context.Context, opt Options) error {
 	}
 }
 
+// deliverReactions stores the reactions not delivered yet whose time is
+// not after t. A reaction wakes nothing, so it needs no step of its own:
+// it is delivered before the next step that could show it.
+func (p *player) deliverReactions(ctx context.Context, t time.Time) error {
+	ch := p.s.Header.Channel
+	for {
+		p.mu.Lock()
+		i := p.reacted
+		if i >= len(p.reactions) || p.reactions[i].Time.After(t) {
+			p.mu.Unlock()
+			return nil
+		}
+		p.reacted++
+		p.mu.Unlock()
+		if err := p.rt.DeliverReaction(ctx, ch, p.reactions[i].ReactionOf(ch.ID)); err != nil {
+			return fmt.Errorf("deliver reaction %d: %w", i+1, err)
+		}
+	}
+}
+
 // deliverUpTo delivers the events not delivered yet whose time is not
-// after t.
+// after t, and the reactions until then.
 func (p *player) deliverUpTo(ctx context.Context, t time.Time) error {
+	if err := p.deliverReactions(ctx, t); err != nil {
+		return err
+	}
 	ch := p.s.Header.Channel
 	// Members are learnt from senders as the chat goes.
 	ch.Members = nil
@@ -360,9 +397,12 @@ func maxTime(a, b time.Time) time.Time {
 }
 
 // Adapter is the adapter of an eval run: every send succeeds and goes
-// nowhere; the ticks' effects hold what was sent.
+// nowhere; the ticks' effects hold what was sent. The run's k-th message
+// takes the platform id of the session's k-th recorded send, so that a
+// reaction line to the bot's k-th message reacts to the run's.
 type Adapter struct {
 	name string
+	ids  []string // of the recorded sends, in order
 
 	mu sync.Mutex
 	n  int
@@ -371,10 +411,31 @@ type Adapter struct {
 // Name returns the session's platform.
 func (a *Adapter) Name() string { return a.name }
 
-// Send accepts the message and gives it a fresh id.
+// Send accepts the message and gives it the next recorded id, or a
+// fresh one past them.
 func (a *Adapter) Send(_ context.Context, _ state.Outgoing) (string, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.n++
+	if a.n <= len(a.ids) {
+		return a.ids[a.n-1], nil
+	}
 	return fmt.Sprintf("eval-out-%d", a.n), nil
+}
+
+// recordedSends returns the platform ids of the session's recorded sends
+// in order.
+func recordedSends(s *replay.Session) []string {
+	var ids []string
+	for _, it := range s.Items {
+		if it.Tick == nil {
+			continue
+		}
+		for _, e := range it.Tick.EffectList() {
+			if e.Kind == "send" && e.MessageID != "" {
+				ids = append(ids, e.MessageID)
+			}
+		}
+	}
+	return ids
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -189,5 +190,53 @@ func TestSummarize(t *testing.T) {
 	b, err := json.Marshal(s)
 	if err != nil || len(b) == 0 {
 		t.Fatal(fmt.Errorf("summary does not encode: %w", err))
+	}
+}
+
+// capturing answers like scripted and keeps each request's state message.
+type capturing struct {
+	scripted
+	states []string
+}
+
+func (m *capturing) Complete(ctx context.Context, req planner.Request) (planner.Response, error) {
+	m.mu.Lock()
+	m.states = append(m.states, req.Messages[len(req.Messages)-1].Content)
+	m.mu.Unlock()
+	return m.scripted.Complete(ctx, req)
+}
+
+// TestPlayDeliversReactions: a reaction line of the session reaches the
+// run in time, on the run's message that took the recorded send's id; it
+// shows in the next request and wakes nothing by itself.
+func TestPlayDeliversReactions(t *testing.T) {
+	t0 := time.Date(2026, 4, 2, 21, 0, 0, 0, time.UTC)
+	effects, _ := json.Marshal([]map[string]string{{"kind": "send", "channelId": "c", "content": "strong", "messageId": "m-77"}})
+	tick := &replay.Tick{Type: replay.TypeTick, Tick: state.Tick{Now: t0.Add(time.Second), Trigger: "direct", Effects: effects}}
+	s := &replay.Session{
+		Header: replay.Header{Channel: state.Channel{ID: "c", Platform: "console"}, Platform: "console", Turn: "send-ends"},
+		Items: []replay.Item{
+			{Event: &replay.Event{Time: t0, SenderID: "u1", Sender: "ana", Content: "Juni, tea?"}},
+			{Tick: tick},
+			{Event: &replay.Event{Time: t0.Add(time.Minute), PlatformID: "m-77", SenderID: "u1", Sender: "ana", Reaction: "👍"}},
+			{Event: &replay.Event{Time: t0.Add(10 * time.Minute), SenderID: "u1", Sender: "ana", Content: "so?"}},
+		},
+	}
+	model := &capturing{scripted: scripted{answers: []string{`{"action":"send_message","channelId":"c","content":"strong, no sugar"}`}}}
+	run, err := eval.Play(context.Background(), s, opener(model), eval.Options{Tail: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(run.Ticks) != 2 {
+		t.Fatalf("%d calls, want one per message (the reaction wakes nothing): %+v", len(run.Ticks), run.Ticks)
+	}
+	if len(run.Events) != 2 {
+		t.Errorf("%d events scored, want the two messages", len(run.Events))
+	}
+	if want := "ana reacted 👍 to your message m-77"; !strings.Contains(model.states[1], want) {
+		t.Errorf("the request after the reaction lacks %q:\n%s", want, model.states[1])
+	}
+	if strings.Contains(model.states[0], "reacted") {
+		t.Errorf("the first request shows a reaction made later:\n%s", model.states[0])
 	}
 }
