@@ -20,6 +20,7 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest"
 
+	"github.com/airi-go/airi/adapters"
 	"github.com/airi-go/airi/adapters/console"
 	"github.com/airi-go/airi/planner"
 	"github.com/airi-go/airi/prompts"
@@ -616,6 +617,31 @@ func sessionScripts() []sessionScript {
 					r.t.Fatal(err)
 				}
 				r.wake("restart")
+			},
+		},
+		{
+			// Ada reacts to the bot's answer: the reaction is an event
+			// line that wakes nothing, and the next request, woken by
+			// Bo's mention, shows it once.
+			file: "reactions.jsonl", channel: group, start: day.Add(9 * time.Hour), firstID: 1500,
+			steps: []scriptStep{
+				{answer: `{"action":"send_message","channelId":"-1001234567890","content":"the pier at half past one. bring the red torch.","replyTo":"1501"}`, latency: millis(1400)},
+				{answer: `{"action":"send_message","channelId":"-1001234567890","content":"north-east, low over the water. give your eyes twenty minutes.","replyTo":"1502"}`, latency: millis(1200)},
+			},
+			play: func(r *recording) {
+				r.say(scriptLine{from: "Ada", text: "@juni_bot where do we meet for the meteors?", mention: true})
+				r.wake("addressed:mention")
+				r.clock.add(time.Minute)
+				react, ok := r.rt.Inbox(r.channel.Platform).(adapters.ReactionInbox)
+				if !ok {
+					r.t.Fatal("the inbox takes no reactions")
+				}
+				err := react.DeliverReaction(r.ctx, r.channel, state.Reaction{MessageID: "1901", SenderID: "ada", SenderName: "Ada", Emoji: "👍", Time: r.clock.Now()})
+				if err != nil {
+					r.t.Fatal(err)
+				}
+				r.say(scriptLine{after: 2 * time.Minute, from: "Bo", text: "@juni_bot and which way do we look?", mention: true})
+				r.wake("addressed:mention")
 			},
 		},
 		{
