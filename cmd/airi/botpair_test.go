@@ -97,7 +97,7 @@ func TestTwoBotProcessesStopWithinPairBudget(t *testing.T) {
 	beaStates := make(chan string, 1) // her first request only
 	bots := []*botProcess{
 		startBot(t, env(ada, "bea_bot", "50ms", nil)),
-		startBot(t, env(bea, "ada_bot", "2s", beaStates)),
+		startBot(t, env(bea, "ada_bot", "3s", beaStates)),
 	}
 	admins := []string{adminAddr(t, bots[0]), adminAddr(t, bots[1])}
 
@@ -110,7 +110,7 @@ func TestTwoBotProcessesStopWithinPairBudget(t *testing.T) {
 	if want := `Already answered by other bots: Ada: "@bea_bot your turn, call 1"`; !strings.Contains(first, want) {
 		t.Errorf("Bea's first request does not show Ada's answer (%s):\n%s", want, first)
 	}
-	talked := quietFor(t, room, 8*time.Second, 50*time.Second)
+	talked := quietFor(t, room, 10*time.Second, 60*time.Second)
 	// Both answer Ann; every message after the first is one between the
 	// pair, counted by both bots alike, so at most rate of them pass.
 	if talked > rate+2 {
@@ -127,7 +127,7 @@ func TestTwoBotProcessesStopWithinPairBudget(t *testing.T) {
 	// A person's message wakes them again within the quiet minute.
 	room.Post(telegramtest.Incoming{From: ann, Text: "@ada_bot @bea_bot enough, you two. Say bye"})
 	waitUntil(t, "a bot answered Ann again", bots[0], func() bool { return len(room.Sent()) > talked })
-	after := quietFor(t, room, 8*time.Second, 50*time.Second)
+	after := quietFor(t, room, 10*time.Second, 60*time.Second)
 	if after-talked > 2 {
 		t.Errorf("after Ann's second message the bots sent %d more, want at most an answer each (quiet for the pair): %s", after-talked, sentTexts(room.Sent()[talked:]))
 	}
