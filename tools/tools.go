@@ -214,9 +214,15 @@ func (m *Manager) serve(ctx context.Context, s *server, log *zap.Logger) error {
 			if cs == nil {
 				return
 			}
-			if err := m.list(ctx, s, cs); err != nil {
+			out, err := m.list(ctx, s, cs)
+			if err != nil {
 				log.Warn("list tools after a change", zap.Error(err))
+				return
 			}
+			m.mu.Lock()
+			s.tools = out
+			m.notify()
+			m.mu.Unlock()
 		},
 	})
 	cs, err := client.Connect(ctx, transport(s.cfg), nil)
@@ -226,11 +232,15 @@ func (m *Manager) serve(ctx context.Context, s *server, log *zap.Logger) error {
 	m.mu.Lock()
 	session = cs
 	m.mu.Unlock()
-	if err := m.list(ctx, s, cs); err != nil {
+	out, err := m.list(ctx, s, cs)
+	if err != nil {
 		_ = cs.Close()
 		return err
 	}
+	// The tools and the session they are called on appear together: a
+	// tool in the catalog is one that can be called.
 	m.mu.Lock()
+	s.tools = out
 	s.session = cs
 	s.starts++
 	n := len(s.tools)
@@ -247,14 +257,14 @@ func (m *Manager) serve(ctx context.Context, s *server, log *zap.Logger) error {
 	return err
 }
 
-// list reads the tools of s and replaces its part of the catalog. The
+// list reads the tools of s, to replace its part of the catalog. The
 // last list stays while the server restarts, so a crash does not change
 // the system message.
-func (m *Manager) list(ctx context.Context, s *server, cs *mcp.ClientSession) error {
+func (m *Manager) list(ctx context.Context, s *server, cs *mcp.ClientSession) ([]Tool, error) {
 	var out []Tool
 	for t, err := range cs.Tools(ctx, nil) {
 		if err != nil {
-			return fmt.Errorf("list tools: %w", err)
+			return nil, fmt.Errorf("list tools: %w", err)
 		}
 		tool, err := newTool(s.cfg.Name, t)
 		if err != nil {
@@ -264,11 +274,7 @@ func (m *Manager) list(ctx context.Context, s *server, cs *mcp.ClientSession) er
 		out = append(out, tool)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-	m.mu.Lock()
-	s.tools = out
-	m.notify()
-	m.mu.Unlock()
-	return nil
+	return out, nil
 }
 
 func newTool(srv string, t *mcp.Tool) (Tool, error) {
