@@ -283,18 +283,27 @@ func (p *player) play(ctx context.Context, opt Options) error {
 func (p *player) deliverReactions(ctx context.Context, t time.Time) error {
 	ch := p.s.Header.Channel
 	for {
-		p.mu.Lock()
-		i := p.reacted
-		if i >= len(p.reactions) || p.reactions[i].Time.After(t) {
-			p.mu.Unlock()
+		i, ok := p.take(&p.reacted, p.reactions, t)
+		if !ok {
 			return nil
 		}
-		p.reacted++
-		p.mu.Unlock()
 		if err := p.rt.DeliverReaction(ctx, ch, p.reactions[i].ReactionOf(ch.ID)); err != nil {
 			return fmt.Errorf("deliver reaction %d: %w", i+1, err)
 		}
 	}
+}
+
+// take counts the line at *next of lines delivered and returns its index,
+// when there is one and its time is not after t.
+func (p *player) take(next *int, lines []*replay.Event, t time.Time) (int, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	i := *next
+	if i >= len(lines) || lines[i].Time.After(t) {
+		return 0, false
+	}
+	*next = i + 1
+	return i, true
 }
 
 // deliverUpTo delivers the events not delivered yet whose time is not
@@ -307,14 +316,10 @@ func (p *player) deliverUpTo(ctx context.Context, t time.Time) error {
 	// Members are learnt from senders as the chat goes.
 	ch.Members = nil
 	for {
-		p.mu.Lock()
-		i := p.delivered
-		if i >= len(p.events) || p.events[i].Time.After(t) {
-			p.mu.Unlock()
+		i, ok := p.take(&p.delivered, p.events, t)
+		if !ok {
 			return nil
 		}
-		p.delivered++
-		p.mu.Unlock()
 		e := p.events[i]
 		if err := p.rt.Deliver(ctx, ch, e.Message(ch.ID)); err != nil {
 			return fmt.Errorf("deliver event %d: %w", i+1, err)
