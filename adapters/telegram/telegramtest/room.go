@@ -39,9 +39,6 @@ func NewRoom(chat Chat, members ...*Server) *Room {
 	return r
 }
 
-// Chat returns the room's chat.
-func (r *Room) Chat() Chat { return r.chat }
-
 // nextID numbers the room's next message.
 func (r *Room) nextID() int {
 	r.mu.Lock()
