@@ -382,13 +382,25 @@ func TestHoldPerformsTheCallAndAnswersNothing(t *testing.T) {
 	s := start(t)
 	s.Post(Incoming{From: User{ID: 9, FirstName: "Zed"}, Text: "hi"})
 	s.Fail("sendMessage", Fault{Hold: true})
-	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	if _, err := callErr(ctx, s.URL(), s.Token(), "sendMessage", map[string]any{"chat_id": 9, "text": "held"}); err == nil {
-		t.Fatal("a held call was answered")
+	answered := make(chan error, 1)
+	go func() {
+		_, err := callErr(ctx, s.URL(), s.Token(), "sendMessage", map[string]any{"chat_id": 9, "text": "held"})
+		answered <- err
+	}()
+	sent, err := s.WaitSent(context.Background(), 1)
+	if err != nil || sent[0].Text != "held" {
+		t.Fatalf("sent %+v, %v; want the held message", sent, err)
 	}
-	if sent := s.Sent(); len(sent) != 1 || sent[0].Text != "held" {
-		t.Fatalf("sent %+v, want the held message", sent)
+	select {
+	case err := <-answered:
+		t.Fatalf("a held call was answered once carried out (%v)", err)
+	default:
+	}
+	cancel()
+	if err := <-answered; err == nil {
+		t.Fatal("a held call was answered after the client gave up")
 	}
 	if a := call(t, context.Background(), s.URL(), s.Token(), "sendMessage", map[string]any{"chat_id": 9, "text": "next"}); !a.OK {
 		t.Errorf("the call after the held one: %+v", a)
