@@ -12,7 +12,7 @@ const (
 
 // SendMessage sends a message to a channel.
 type SendMessage struct {
-	ChannelID string `json:"channelId" jsonschema:"minLength=1,description=This channel or another listed in the state."`
+	ChannelID string `json:"channelId,omitempty" jsonschema:"minLength=1,description=This chat when left out, or another listed in the state."`
 	// Content and ReplyTo are described by the protocol section, which
 	// teaches replyTo with an example; a description here would only
 	// lengthen every request.
@@ -34,7 +34,7 @@ const (
 // ReadUnreadMessages returns the unread messages of a channel and marks them read.
 type ReadUnreadMessages struct {
 	// ChannelID needs no description: the action's own says what it reads.
-	ChannelID string `json:"channelId" jsonschema:"minLength=1"`
+	ChannelID string `json:"channelId,omitempty" jsonschema:"minLength=1"`
 }
 
 // Sleep suspends the channel's loop; a new message ends it early.

@@ -19,7 +19,7 @@ const NameReact = "react"
 // React puts an emoji reaction on a message: the quiet answer, when a
 // word would be too much.
 type React struct {
-	ChannelID string `json:"channelId" jsonschema:"minLength=1"`
+	ChannelID string `json:"channelId,omitempty" jsonschema:"minLength=1"`
 	MessageID string `json:"messageId" jsonschema:"minLength=1"`
 	Emoji     string `json:"emoji" jsonschema:"minLength=1,maxLength=16"`
 	// Then says what follows a reaction that was set, as for SendMessage;

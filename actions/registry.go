@@ -232,6 +232,7 @@ func (r *Registry) Dispatch(ctx context.Context, call Call) (res Result) {
 			res = Result{Next: true, Text: fmt.Sprintf("action %s failed inside the runtime: %v", call.Action.Name, p)}
 		}
 	}()
+	call.Action = InChannel(call.Action, call.Channel)
 	res, err := reg.spec.Handler.Handle(ctx, call)
 	if err != nil {
 		return Result{Next: true, Text: fmt.Sprintf("action %s failed: %v", call.Action.Name, err)}

@@ -28,7 +28,7 @@ func TestCatalogSchemas(t *testing.T) {
 	}
 	fields := r.Fields(NameSendMessage)
 	want := []Field{
-		{Name: "channelId", Type: "string", Required: true, MinLength: 1, MaxLength: -1},
+		{Name: "channelId", Type: "string", MinLength: 1, MaxLength: -1},
 		{Name: "content", Type: "string", Required: true, MinLength: -1, MaxLength: -1},
 		{Name: "replyTo", Type: "string", MinLength: -1, MaxLength: -1},
 		{Name: "then", Type: "string", MinLength: -1, MaxLength: -1, Enum: []string{"next", "end"}},

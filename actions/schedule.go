@@ -10,7 +10,7 @@ const (
 // Schedule sets a reminder: content sent to the chat at a later time,
 // once or repeatedly.
 type Schedule struct {
-	ChannelID string `json:"channelId" jsonschema:"minLength=1"`
+	ChannelID string `json:"channelId,omitempty" jsonschema:"minLength=1"`
 	Content   string `json:"content" jsonschema:"minLength=1,maxLength=2000"`
 	At        string `json:"at,omitempty"`
 	After     string `json:"after,omitempty"`

@@ -79,6 +79,7 @@ func (t *tick) handle(ctx context.Context) error {
 		}
 	} else {
 		l.carry = nil
+		parsed.Action = actions.InChannel(parsed.Action, l.id)
 		rec.Notes = append(rec.Notes, parsed.Notes...)
 		raw, err := json.Marshal(parsed.Action)
 		if err != nil {

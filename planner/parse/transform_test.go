@@ -149,8 +149,10 @@ func TestCorpusTransforms(t *testing.T) {
 			expectRefusal(t, p, c.Name+", cut", full[:cut], "cut off")
 			refusals++
 		}
-		expectRefusal(t, p, c.Name+", placeholder id", strings.Replace(full, `"channelId":`, `"channelId":"<id>","x":`, 1), "placeholder")
-		refusals++
+		if strings.Contains(full, `"channelId":`) {
+			expectRefusal(t, p, c.Name+", placeholder id", strings.Replace(full, `"channelId":`, `"channelId":"<id>","x":`, 1), "placeholder")
+			refusals++
+		}
 	}
 	t.Logf("%d transformed answers recovered, %d refusals checked", tried, refusals)
 	if tried < 500 || refusals < 100 {
