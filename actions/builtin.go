@@ -12,15 +12,17 @@ const (
 
 // SendMessage sends a message to a channel.
 type SendMessage struct {
-	ChannelID string `json:"channelId,omitempty" jsonschema:"minLength=1,description=This chat when left out, or another listed in the state."`
-	// Content and ReplyTo are described by the protocol section, which
-	// teaches replyTo with an example; a description here would only
+	// ChannelID, Content and ReplyTo are described by the protocol
+	// section, which says that a left-out channelId means the chat itself
+	// and teaches replyTo with an example; descriptions here would only
 	// lengthen every request.
-	Content string `json:"content"`
-	ReplyTo string `json:"replyTo,omitempty"`
+	ChannelID string `json:"channelId,omitempty" jsonschema:"minLength=1"`
+	Content   string `json:"content"`
+	ReplyTo   string `json:"replyTo,omitempty"`
 	// Then says what follows a send that goes out: ThenEnd (the default
 	// when absent) ends the turn, ThenNext asks for another call.
-	Then string `json:"then,omitempty" jsonschema:"enum=next,enum=end" jsonschema_description:"\"next\" to act again after it."`
+	// The protocol section teaches it.
+	Then string `json:"then,omitempty" jsonschema:"enum=next,enum=end"`
 }
 
 // Values of SendMessage.Then.
@@ -39,7 +41,9 @@ type ReadUnreadMessages struct {
 
 // Sleep suspends the channel's loop; a new message ends it early.
 type Sleep struct {
-	Duration *int64 `json:"duration,omitempty" jsonschema:"minimum=0,description=Milliseconds; the runtime bounds it."`
+	// Duration is in milliseconds, as the action's description says; the
+	// runtime bounds it.
+	Duration *int64 `json:"duration,omitempty" jsonschema:"minimum=0"`
 }
 
 // Continue ends the current wake: nothing more to do until something happens.

@@ -20,11 +20,15 @@ const (
 
 // Remember keeps a lasting fact beyond the history window, or rewrites one.
 type Remember struct {
-	Scope     string `json:"scope" jsonschema:"enum=user,enum=channel,enum=global" jsonschema_description:"user: one person, private to direct chats with them unless shareable; channel: this chat only; global: everywhere."`
-	About     string `json:"about,omitempty" jsonschema_description:"The person's name or user id; omit in a direct chat."`
+	// Scope is user (one person, private to direct chats with them
+	// unless Shareable), channel (this chat only) or global (everywhere).
+	Scope string `json:"scope" jsonschema:"enum=user,enum=channel,enum=global"`
+	// About is the person's name or user id; omitted in a direct chat.
+	About     string `json:"about,omitempty"`
 	Content   string `json:"content" jsonschema:"minLength=1,maxLength=500"`
 	Shareable bool   `json:"shareable,omitempty"`
-	ID        string `json:"id,omitempty" jsonschema_description:"A note to rewrite."`
+	// ID names a note to rewrite.
+	ID string `json:"id,omitempty"`
 }
 
 // Forget deletes a memory note.

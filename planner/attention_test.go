@@ -17,7 +17,7 @@ func TestAttentionInPrompt(t *testing.T) {
 		group                   bool
 		want, wantNot           []string
 	}{
-		{"ambient", "ambient", "", true, []string{"now and then, to read the room", "staying silent (continue) is a fine answer"}, []string{"woken only when"}},
+		{"ambient", "ambient", "", true, []string{"now and then, to read the room", "silence (continue) is fine"}, []string{"woken only when"}},
 		{"addressed", "addressed", "", true, []string{"You are woken only when someone addresses you"}, []string{"read the room"}},
 		{"all", "all", "", true, nil, []string{"You are woken"}},
 		{"direct", "", "", false, nil, []string{"You are woken"}},

@@ -35,7 +35,7 @@ func TestInjectionStaysData(t *testing.T) {
 			}
 			st := p.Messages[len(p.Messages)-1].Content
 			lines := strings.Split(st, "\n")
-			if !strings.HasPrefix(lines[0], "[runtime state] Saturday 2026-03-14") {
+			if !strings.HasPrefix(lines[0], "[runtime state] Sat 2026-03-14") {
 				t.Fatalf("state message does not start with the runtime line:\n%s", st)
 			}
 			for i, l := range lines {
@@ -120,7 +120,7 @@ func FuzzChatTextStaysData(f *testing.F) {
 		lines := strings.Split(st, "\n")
 		if len(lines) != 5 || !strings.HasPrefix(lines[0], "[runtime state] ") || lines[1] != "New messages:" ||
 			!strings.HasPrefix(lines[2], "- id 9000 ") || !strings.HasPrefix(lines[3], "Unread: ") ||
-			lines[4] != "Answer with one JSON action and nothing else." {
+			lines[4] != "Answer with one JSON action only." {
 			t.Fatalf("state message structure broken by %q / %q:\n%s", sender, content, st)
 		}
 		turn := p.Messages[len(p.Messages)-2]

@@ -63,9 +63,10 @@ func TestLoopConversationCostAndPrefix(t *testing.T) {
 		minShare float64
 	}{
 		// The compact default persona makes the system message short, so
-		// the per-tick tail weighs more; the target is checked on a
-		// persona as long as the reference bot's.
-		{"default persona", "", 0.88},
+		// the per-tick tail weighs more (about 115 tokens of 890 change
+		// per call); the target is checked on a persona as long as the
+		// reference bot's.
+		{"default persona", "", 0.86},
 		{"reference-length persona", long, 0.95},
 	} {
 		t.Run(tc.name, func(t *testing.T) { loopConversation(t, tc.dir, tc.minShare) })
@@ -178,8 +179,7 @@ func loopConversation(t *testing.T, promptsDir string, minAvgShare float64) {
 	if share < minAvgShare {
 		t.Errorf("average prefix reuse %.3f through the loop, want at least %.2f", share, minAvgShare)
 	}
-	// 73%: the three reminder actions take about 80 tokens of the catalog.
-	if tokens > 0.73*float64(planner.ReferenceTokens) {
-		t.Errorf("%.0f tokens per call, want at most 73%% of %d", tokens, planner.ReferenceTokens)
+	if tokens > 0.60*float64(planner.ReferenceTokens) {
+		t.Errorf("%.0f tokens per call, want at most 60%% of %d", tokens, planner.ReferenceTokens)
 	}
 }

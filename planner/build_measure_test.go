@@ -305,9 +305,10 @@ func TestConversationCostAndPrefix(t *testing.T) {
 		minShare float64
 	}{
 		// The compact default persona makes the system message short, so
-		// the per-tick tail weighs more; the target is checked on a
-		// persona as long as the reference bot's.
-		{"default persona", "", 0.88},
+		// the per-tick tail weighs more (about 115 tokens of 890 change
+		// per call); the target is checked on a persona as long as the
+		// reference bot's.
+		{"default persona", "", 0.86},
 		{"reference-length persona", longPersona, 0.95},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -327,9 +328,8 @@ func TestConversationCostAndPrefix(t *testing.T) {
 			if avgShare < tc.minShare {
 				t.Errorf("average prefix reuse %.3f, want at least %.2f", avgShare, tc.minShare)
 			}
-			// 73%: the three reminder actions take about 80 tokens of the catalog.
-			if avgTokens > 0.73*referenceTokensPerCall {
-				t.Errorf("%.0f tokens per call, want at most 73%% of %d", avgTokens, referenceTokensPerCall)
+			if avgTokens > 0.60*referenceTokensPerCall {
+				t.Errorf("%.0f tokens per call, want at most 60%% of %d", avgTokens, referenceTokensPerCall)
 			}
 		})
 	}

@@ -154,10 +154,10 @@ func TestPlatformsDiffer(t *testing.T) {
 	if systems["telegram"] == systems["satori"] {
 		t.Fatal("telegram and satori system messages are identical")
 	}
-	if !strings.Contains(systems["telegram"], "# Output: Telegram") || strings.Contains(systems["telegram"], "Satori") {
+	if !strings.Contains(systems["telegram"], "# Telegram") || strings.Contains(systems["telegram"], "Satori") {
 		t.Errorf("telegram system message has the wrong platform rules:\n%s", systems["telegram"])
 	}
-	if !strings.Contains(systems["satori"], "no tables") {
+	if !strings.Contains(systems["satori"], "no markdown") {
 		t.Errorf("satori system message lacks its rules:\n%s", systems["satori"])
 	}
 }

@@ -45,7 +45,8 @@ func (b *Builder) window(msgs []state.Message, total int) []state.Message {
 
 // historyTurn writes one stored message as a request turn. The bot's own
 // messages become assistant turns holding the flat JSON action that sent
-// them, so the model keeps seeing itself answer in JSON. Other people's are
+// them, so the model keeps seeing itself answer in JSON; the channelId is
+// left out, as the model may leave it out, when it is the request's own. Other people's are
 // user turns `Name: "text"` (`Name (a bot): "text"` for another bot), the text quoted so that its line breaks,
 // brackets or JSON cannot pass for the runtime's words. Text longer than
 // prompts.MaxHistoryRunes is cut with a marker. A message edited after it
@@ -53,14 +54,14 @@ func (b *Builder) window(msgs []state.Message, total int) []state.Message {
 func historyTurn(m state.Message, channelID string) state.ChatMessage {
 	m.Content = prompts.Cut(m.Content, prompts.MaxHistoryRunes)
 	if m.Self {
-		ch := m.ChannelID
-		if ch == "" {
-			ch = channelID
+		b := make([]byte, 0, len(m.Content)+len(m.ChannelID)+len(m.ReplyTo)+64)
+		b = append(b, `{"action":"send_message",`...)
+		if ch := m.ChannelID; ch != "" && ch != channelID {
+			b = append(b, `"channelId":`...)
+			b = prompts.AppendQuote(b, ch)
+			b = append(b, ',')
 		}
-		b := make([]byte, 0, len(m.Content)+len(ch)+len(m.ReplyTo)+64)
-		b = append(b, `{"action":"send_message","channelId":`...)
-		b = prompts.AppendQuote(b, ch)
-		b = append(b, `,"content":`...)
+		b = append(b, `"content":`...)
 		b = prompts.AppendQuote(b, m.Content)
 		if m.ReplyTo != "" {
 			b = append(b, `,"replyTo":`...)

@@ -87,12 +87,15 @@ func TestHistoryTurn(t *testing.T) {
 		msg  state.Message
 		want state.ChatMessage
 	}{
-		{"own message is the action that sent it",
+		{"own message is the action that sent it, this chat left out",
 			state.Message{ChannelID: "-100", SenderName: "Juni", Self: true, Content: `say "hi" <b>`},
-			state.ChatMessage{Role: "assistant", Content: `{"action":"send_message","channelId":"-100","content":"say \"hi\" <b>"}`}},
+			state.ChatMessage{Role: "assistant", Content: `{"action":"send_message","content":"say \"hi\" <b>"}`}},
 		{"own reply keeps replyTo",
 			state.Message{ChannelID: "-100", Self: true, Content: "yes", ReplyTo: "77"},
-			state.ChatMessage{Role: "assistant", Content: `{"action":"send_message","channelId":"-100","content":"yes","replyTo":"77"}`}},
+			state.ChatMessage{Role: "assistant", Content: `{"action":"send_message","content":"yes","replyTo":"77"}`}},
+		{"own message to another chat names it",
+			state.Message{ChannelID: "-200", Self: true, Content: "over here"},
+			state.ChatMessage{Role: "assistant", Content: `{"action":"send_message","channelId":"-200","content":"over here"}`}},
 		{"others are quoted",
 			state.Message{SenderName: "Ada Lovelace", Content: "line one\nline two"},
 			state.ChatMessage{Role: "user", Content: `Ada Lovelace: "line one\nline two"`}},

@@ -11,7 +11,7 @@ import (
 // a transcript: the model read it whole when the message was new, and
 // ten images in the window should not cost much more than their
 // placeholders.
-const historyMediaRunes = 80
+const historyMediaRunes = 56
 
 // ImageTokens is what an inline image is counted in a request's
 // estimate: about what providers charge for one image at automatic

@@ -69,10 +69,12 @@ func builtinSections(reg *actions.Registry) []Section {
 }
 
 // renderCatalog describes every registered action from its schema, so the
-// prompt never names an action the dispatcher does not run, nor omits one.
+// prompt never names an action the dispatcher does not run, nor omits one:
+// a line with its parameters and description, and a line for each
+// parameter whose schema describes it.
 func renderCatalog(reg *actions.Registry) string {
 	var b strings.Builder
-	b.WriteString("# Actions\n")
+	b.WriteString("# Actions")
 	for _, e := range reg.Catalog() {
 		var sch struct {
 			Properties map[string]struct {
@@ -88,49 +90,43 @@ func renderCatalog(reg *actions.Registry) string {
 				names[i] += "?"
 			}
 		}
-		fmt.Fprintf(&b, "- %s", e.Name)
+		fmt.Fprintf(&b, "\n- %s", e.Name)
 		if len(names) > 0 {
 			fmt.Fprintf(&b, " {%s}", strings.Join(names, ", "))
 		}
 		if e.Description != "" {
 			fmt.Fprintf(&b, ": %s", e.Description)
 		}
-		b.WriteByte('\n')
 		for _, f := range fields {
-			desc := sch.Properties[f.Name].Description
-			if desc == "" {
-				continue
+			if desc := sch.Properties[f.Name].Description; desc != "" {
+				fmt.Fprintf(&b, "\n  %s (%s): %s", f.Name, f.Type, desc)
 			}
-			fmt.Fprintf(&b, "  %s (%s): %s\n", f.Name, f.Type, desc)
 		}
 	}
-	return strings.TrimSpace(b.String())
+	return b.String()
 }
 
 func renderRuntime(d prompts.Data) (string, error) {
-	kind := "direct"
-	if d.Channel.Group {
-		kind = "group"
-	}
-	return fmt.Sprintf("Runtime: you are %s on %s, %s chat, channel id %s.",
-		prompts.Quote(d.Bot.Name), d.Platform, kind, prompts.Quote(d.Channel.ID)), nil
+	return fmt.Sprintf("You are %s on %s.", prompts.Quote(d.Bot.Name), d.Platform), nil
 }
 
-// renderContext states the channel's facts: title and the people seen.
-// Names are quoted: they are chat data too.
+// renderContext states the channel's facts: kind, title, id and the
+// people seen. Names are quoted: they are chat data too.
 func renderContext(d prompts.Data) (string, error) {
-	if !d.Channel.Group {
-		if d.Channel.Title == "" {
-			return "", nil
-		}
-		return fmt.Sprintf("# This chat\nDirect chat %s.", prompts.Quote(d.Channel.Title)), nil
-	}
 	var b strings.Builder
-	b.WriteString("# This chat\nGroup")
+	b.WriteString("# This chat\n")
+	if d.Channel.Group {
+		b.WriteString("Group")
+	} else {
+		b.WriteString("Direct chat")
+	}
 	if d.Channel.Title != "" {
 		b.WriteString(" " + prompts.Quote(d.Channel.Title))
 	}
-	b.WriteString(".")
+	b.WriteString(" (" + prompts.Quote(d.Channel.ID) + ").")
+	if !d.Channel.Group {
+		return b.String(), nil
+	}
 	if m := d.Channel.Members; len(m) > 0 {
 		shown := m
 		if len(shown) > maxMembersShown {
@@ -140,7 +136,7 @@ func renderContext(d prompts.Data) (string, error) {
 		for i, n := range shown {
 			q[i] = prompts.Quote(n)
 		}
-		fmt.Fprintf(&b, " People seen here: %s", strings.Join(q, ", "))
+		fmt.Fprintf(&b, " People here: %s", strings.Join(q, ", "))
 		if len(m) > len(shown) {
 			fmt.Fprintf(&b, " and %d more", len(m)-len(shown))
 		}
@@ -151,7 +147,7 @@ func renderContext(d prompts.Data) (string, error) {
 
 func renderLanguage(d prompts.Data) (string, error) {
 	if strings.TrimSpace(d.Language) == "" {
-		return "Answer in the language of the person you reply to.", nil
+		return "Answer in the speaker's language.", nil
 	}
 	return fmt.Sprintf("Always answer in %s, whatever language people write in.", strings.TrimSpace(d.Language)), nil
 }

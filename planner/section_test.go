@@ -179,7 +179,7 @@ func TestBuildConcurrent(t *testing.T) {
 func TestLanguageSection(t *testing.T) {
 	b := newTestBuilder(t, "", BuilderOptions{})
 	for _, tt := range []struct{ lang, want string }{
-		{"", "Answer in the language of the person you reply to."},
+		{"", "Answer in the speaker's language."},
 		{" German ", "Always answer in German, whatever language people write in."},
 	} {
 		in := fixture("console", false)

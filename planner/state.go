@@ -84,7 +84,7 @@ func (b *Builder) stateData(d prompts.Data, in Input, hist []state.Message) prom
 				v.Action = compactAction(r, in.Channel.ID) + " (shown in the history above)"
 			}
 			d.Actions = append(d.Actions, v)
-		} else {
+		} else if !r.OK || !quietEarlier(r, sent) {
 			earlier = append(earlier, r)
 		}
 	}
@@ -96,6 +96,19 @@ func (b *Builder) stateData(d prompts.Data, in Input, hist []state.Message) prom
 	}
 	d.Unread = unreadView(in)
 	return d
+}
+
+// quietEarlier reports an earlier wake's record that tells the model
+// nothing the history does not: a continue, or a send whose message is
+// in the history as an assistant turn.
+func quietEarlier(r state.ActionRecord, sent map[string]bool) bool {
+	switch r.Name {
+	case actions.NameContinue:
+		return true
+	case actions.NameSendMessage:
+		return sent[sentContent(r.Action)]
+	}
+	return false
 }
 
 // emojiText is a reaction's emoji as the state message prints it: as it

@@ -100,11 +100,11 @@ func TestStateTimeAndUnread(t *testing.T) {
 	in.Remaining = 2
 	got := stateMessage(t, b, in)
 	for _, want := range []string{
-		"Sunday 2026-03-15 05:40 CST (+08:00)",
+		"Sun 2026-03-15 05:40 CST (+08:00)",
 		`Unread: 6 ("-1001234567890" "Harbour Lights": 2, "-1009876543210" "Night Sky Club": 3, "777": 1).`,
 		"2 more unread here",
 		`- id 5020 05:39 Ada (mentions you): "@Juni which direction do we look?"`,
-		"Answer with one JSON action and nothing else.",
+		"Answer with one JSON action only.",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("state message lacks %q:\n%s", want, got)
@@ -120,7 +120,7 @@ func TestStateZoneDefaultsToNow(t *testing.T) {
 	in := fixture("console", false)
 	in.Now = in.Now.In(time.FixedZone("JST", 9*3600))
 	got := stateMessage(t, b, in)
-	if !strings.Contains(got, "Sunday 2026-03-15 06:40 JST (+09:00)") || !strings.Contains(got, " 06:39 Ada") {
+	if !strings.Contains(got, "Sun 2026-03-15 06:40 JST (+09:00)") || !strings.Contains(got, " 06:39 Ada") {
 		t.Errorf("times not shown in the zone of Now:\n%s", got)
 	}
 }

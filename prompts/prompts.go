@@ -262,7 +262,25 @@ var funcs = template.FuncMap{
 	},
 	"indent": func(prefix, s string) string { return strings.ReplaceAll(s, "\n", "\n"+prefix) },
 	"clock":  func(t time.Time) string { return t.Format("15:04") },
-	"stamp":  func(t time.Time) string { return t.Format("Monday 2006-01-02 15:04 MST (-07:00)") },
+	// past is a message's clock time when it is older than now's minute,
+	// "" for one that arrived this minute: the stamp already says when.
+	"past": func(t, now time.Time) string {
+		if !t.Truncate(time.Minute).Before(now.Truncate(time.Minute)) {
+			return ""
+		}
+		return t.Format("15:04")
+	},
+	"stamp": stamp,
+}
+
+// stamp is the state message's time: weekday, date, time and zone, with
+// the offset when the zone's name does not say it (UTC and "+03" do).
+func stamp(t time.Time) string {
+	s := t.Format("Mon 2006-01-02 15:04 MST")
+	if name, off := t.Zone(); off != 0 && !strings.HasPrefix(name, "+") && !strings.HasPrefix(name, "-") {
+		s += t.Format(" (-07:00)")
+	}
+	return s
 }
 
 // SampleData returns representative data for trial renders and previews.

@@ -237,7 +237,8 @@ func TestMemoryPrefixReuse(t *testing.T) {
 		name, dir string
 		min       float64
 	}{
-		{"default persona", "", 0.88},
+		// About 115 tokens of the default persona's 890 change per call.
+		{"default persona", "", 0.86},
 		{"reference-length persona", long, 0.90},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -77,7 +77,7 @@ func TestOtherBotsAnswersShown(t *testing.T) {
 				} else if _, after, _ := strings.Cut(first, ask); !strings.Contains(after, "\n  "+tt.want+"\n") {
 					t.Errorf("the question lacks the line %q under it:\n%s", tt.want, first)
 				}
-				if !strings.Contains(system, "nor repeat what other bots already answered") {
+				if !strings.Contains(system, "Skip what other bots answered.") {
 					t.Errorf("the group section does not say not to repeat other bots:\n%s", system)
 				}
 			})

@@ -502,7 +502,7 @@ func TestReplayCost(t *testing.T) {
 		name, template, after, firstDiff string
 	}{
 		{"persona", "persona.md", "Short sentences; casual spelling is fine.", "first difference: persona"},
-		{"state template", "state.md", "Answer with one JSON action and nothing else.", "first difference: state message"},
+		{"state template", "state.md", "Answer with one JSON action only.", "first difference: state message"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
