@@ -34,6 +34,10 @@ import (
 // during the burst and a heap profile after it (DIR/cpu.pprof,
 // DIR/heap.pprof).
 //
+// The model's habit is AIRI_TEST_BURST_MODEL: reply (at once) or
+// read-reply (read_unread_messages first, then the reply, the wake's
+// continue delay at its default between them); both when it is unset.
+//
 // It asserts only what does not depend on the machine: every chat is
 // answered exactly once and every update is confirmed.
 func TestRunTelegramBurst(t *testing.T) {
@@ -50,12 +54,29 @@ func TestRunTelegramBurst(t *testing.T) {
 			t.Fatalf("AIRI_TEST_BURST=%q: want a number of chats", v)
 		}
 	}
+	habits := map[string]openaitest.AnswerFunc{
+		"reply":      openaitest.Echo(openaitest.EchoOptions{}),
+		"read-reply": openaitest.ReadFirst(openaitest.Echo(openaitest.EchoOptions{})),
+	}
+	names := []string{"reply", "read-reply"}
+	if v := os.Getenv("AIRI_TEST_BURST_MODEL"); v != "" {
+		if habits[v] == nil {
+			t.Fatalf("AIRI_TEST_BURST_MODEL=%q: want reply or read-reply", v)
+		}
+		names = []string{v}
+	}
+	for _, name := range names {
+		t.Run(name, func(t *testing.T) { telegramBurst(t, n, habits[name]) })
+	}
+}
+
+func telegramBurst(t *testing.T, n int, habit openaitest.AnswerFunc) {
 	profileDir := os.Getenv("AIRI_TEST_BURST_PROFILE")
 
 	tg := telegramtest.NewServer(telegramtest.Options{})
 	defer tg.Close()
 	tgSrv, tgConns := countingServer(t, tg)
-	model := openaitest.NewHandler(openaitest.Echo(openaitest.EchoOptions{}))
+	model := openaitest.NewHandler(habit)
 	defer model.Close()
 	modelSrv, modelConns := countingServer(t, model)
 	// The settings are the defaults but for where the fakes are, an admin

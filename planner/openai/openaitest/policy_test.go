@@ -119,6 +119,24 @@ func TestEcho(t *testing.T) {
 	}
 }
 
+func TestReadFirst(t *testing.T) {
+	answer := ReadFirst(Echo(EchoOptions{}))
+	system := Message{Role: "system", Content: systemMsg}
+	first := []Message{system, {Role: "user", Content: stateMsg("New messages:\n- id 1 Ada: \"hi\"")}}
+	if got := answer(t.Context(), Request{User: "airi:42", Messages: first}).Content; got != `{"action":"read_unread_messages","channelId":"42"}` {
+		t.Errorf("first call = %s, want a read", got)
+	}
+	second := []Message{system, {Role: "user", Content: `Ada: "hi"`},
+		{Role: "user", Content: stateMsg("No new messages here.\nThis turn so far:\n- {\"action\":\"read_unread_messages\",\"channelId\":\"42\"}\n  result: no unread messages")}}
+	if got := answer(t.Context(), Request{User: "airi:42", Messages: second}).Content; got != `{"action":"send_message","channelId":"42","content":"echo: hi"}` {
+		t.Errorf("call after the read = %s, want the reply", got)
+	}
+	quiet := []Message{system, {Role: "user", Content: stateMsg("No new messages here.")}}
+	if got := answer(t.Context(), Request{User: "airi:42", Messages: quiet}).Content; got != `{"action":"continue"}` {
+		t.Errorf("nothing new = %s, want continue", got)
+	}
+}
+
 func TestFaults(t *testing.T) {
 	ok := Sequence(Text("ok"))
 	kindOf := func(r Reply) string {
