@@ -51,6 +51,16 @@ func (g *gate) enter(run func()) {
 	g.mu.Unlock()
 }
 
+// force runs run on a goroutine of its own at once, beyond the bound if
+// no place is free: a stopping scheduler never waits for one. The place
+// it takes is given back as the run ends, as any other.
+func (g *gate) force(run func()) {
+	g.mu.Lock()
+	g.free--
+	g.mu.Unlock()
+	g.spawn(func() { g.serve(run) })
+}
+
 // leave gives the caller's place to the oldest loop waiting, or frees it:
 // a wake about to wait (between its calls, for a retry, for a platform's
 // typing request) holds no place meanwhile. The caller keeps its

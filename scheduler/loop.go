@@ -55,9 +55,10 @@ const (
 )
 
 // loop is one channel's loop. It holds a goroutine only while a wake is
-// due now or running: a wake due later waits on a timer, so an idle or
-// sleeping channel costs its few fields and nothing more. wake runs the
-// ticks and is also callable directly (tests, replay).
+// due now or one of its calls runs: a wake due later, or waiting between
+// two calls, waits on a timer, so an idle, sleeping or waiting channel
+// costs its few fields and nothing more. wake runs a wake's calls in the
+// caller's goroutine and is also callable directly (tests, replay).
 type loop struct {
 	s  *Scheduler
 	id string
@@ -182,10 +183,13 @@ func (l *loop) busy() bool {
 // run runs the wakes that are due and returns when the next one is not:
 // schedule starts it again then.
 func (l *loop) run(ctx context.Context) {
-	// A loop waiting for the place is counted in the lifetime already:
-	// Close waits for it too.
-	defer l.s.life.done()
-	ctx = underGate(ctx, l.s.wakes)
+	l.carryOn(underGate(ctx, l.s.wakes))
+}
+
+// carryOn runs the wakes that are due until the next one is not, or until
+// a wake waits between two calls: its rest runs later, on whichever
+// goroutine the gate gives it, and carries on from there.
+func (l *loop) carryOn(ctx context.Context) {
 	for {
 		l.mu.Lock()
 		if ctx.Err() != nil || l.due.IsZero() {
@@ -196,21 +200,108 @@ func (l *loop) run(ctx context.Context) {
 				l.timer = nil
 			}
 			l.mu.Unlock()
+			// A loop waiting for the place is counted in the lifetime
+			// already: Close waits for it too.
+			l.s.life.done()
 			return
 		}
 		if wait := l.due.Sub(l.s.cfg.Now()); wait > 0 {
 			l.active = false
 			l.armLocked(wait)
 			l.mu.Unlock()
+			l.s.life.done()
 			return
 		}
 		l.mu.Unlock()
-		l.runDue(ctx)
+		r, ok := l.startWake(ctx, l.takeDue())
+		if !ok {
+			l.finish(ctx, r.rep)
+			continue
+		}
+		if l.drive(ctx, r) {
+			return
+		}
 	}
 }
 
-// runDue runs the wake that fell due and schedules what follows it.
-func (l *loop) runDue(ctx context.Context) WakeReport {
+// drive runs the wake's calls. Between two calls it waits the continue
+// delay holding no goroutine and no place of the gate: it returns true,
+// and when the delay is over (or the scheduler stops) the rest of the
+// wake enters the gate, behind the wakes that fell due before and ahead
+// of those that fall due later, and carries on with the loop's run. It
+// returns false once the wake has ended and what follows it is scheduled.
+func (l *loop) drive(ctx context.Context, r *wakeRun) (waiting bool) {
+	for r.call(ctx) {
+		if d := l.s.cfg.ContinueDelay; d > 0 {
+			l.resumeAfter(ctx, d, func() {
+				if !l.drive(ctx, r) {
+					l.carryOn(ctx)
+				}
+			})
+			return true
+		}
+		if ctx.Err() != nil {
+			r.cut = true
+			break
+		}
+	}
+	l.finish(ctx, r.end())
+	return false
+}
+
+// resumeAfter lets rest enter the wake gate once d has passed, or at once
+// when ctx ends first: then beyond the bound, so that a stop never waits
+// for a place.
+func (l *loop) resumeAfter(ctx context.Context, d time.Duration, rest func()) {
+	r := &resumption{gate: l.s.wakes, rest: rest}
+	// The callbacks wait for both to be set.
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.timer = time.AfterFunc(d, r.onTime)
+	r.stop = context.AfterFunc(ctx, r.onCancel)
+}
+
+// resumption is the rest of a wake waiting for its continue delay: a
+// timer and a context callback, whichever fires first.
+type resumption struct {
+	gate *gate
+	rest func()
+
+	mu    sync.Mutex
+	fired bool
+	timer *time.Timer
+	stop  func() bool
+}
+
+// take reports whether the caller fired first.
+func (r *resumption) take() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.fired {
+		return false
+	}
+	r.fired = true
+	return true
+}
+
+func (r *resumption) onTime() {
+	if !r.take() {
+		return
+	}
+	r.stop() // the context keeps no callback of a wake that went on
+	r.gate.enter(r.rest)
+}
+
+func (r *resumption) onCancel() {
+	if !r.take() {
+		return
+	}
+	r.timer.Stop()
+	r.gate.force(r.rest)
+}
+
+// takeDue takes the wake that fell due: the loop runs it now.
+func (l *loop) takeDue() Trigger {
 	l.mu.Lock()
 	trig := l.dueTrigger
 	l.due, l.dueTrigger = time.Time{}, ""
@@ -218,7 +309,12 @@ func (l *loop) runDue(ctx context.Context) WakeReport {
 	l.running = true
 	l.mu.Unlock()
 	l.s.notifyChanged()
-	rep := l.wake(ctx, trig)
+	return trig
+}
+
+// runDue runs the wake that fell due and schedules what follows it.
+func (l *loop) runDue(ctx context.Context) WakeReport {
+	rep := l.wake(ctx, l.takeDue())
 	l.finish(ctx, rep)
 	return rep
 }

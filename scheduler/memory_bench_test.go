@@ -75,6 +75,9 @@ func BenchmarkChannelMemory(b *testing.B) {
 		{"waiting", `{"action":"continue"}`, true, 0},
 		{"asleep", `{"action":"sleep","duration":600000}`, false, 0},
 		{"idle-history", `{"action":"continue"}`, false, 20},
+		// A read asks for another call: the wake waits out its continue
+		// delay between the two.
+		{"between-calls", `{"action":"read_unread_messages"}`, false, 0},
 	}
 	for _, tt := range tests {
 		b.Run(tt.name, func(b *testing.B) {
@@ -110,9 +113,18 @@ func channelMemory(b *testing.B, n int, answer string, block bool, history int) 
 		m.release, m.reached, m.want = make(chan struct{}), make(chan struct{}), int64(n)
 		conc = n
 	}
-	s, err := scheduler.New(scheduler.Config{NoDebounce: true, NoContinueDelay: true, NoPeriodic: true, Concurrency: conc, BotName: "Bot"}, scheduler.Deps{
+	cfg := scheduler.Config{NoDebounce: true, NoContinueDelay: true, NoPeriodic: true, Concurrency: conc, BotName: "Bot"}
+	// Reads wait between their calls until the end of the benchmark: a
+	// tick recorded for every channel means every wake waits.
+	reads := answer == `{"action":"read_unread_messages"}`
+	var ticks atomic.Int64
+	if reads {
+		cfg.NoContinueDelay, cfg.ContinueDelay = false, 10*time.Minute
+	}
+	s, err := scheduler.New(cfg, scheduler.Deps{
 		Store: st, Prompter: planner.NewBuilder(src, reg, planner.BuilderOptions{}), Model: m,
 		Parser: parse.New(reg), Dispatcher: reg, Logger: zap.NewNop(),
+		OnTick: func(state.Tick) { ticks.Add(1) },
 	})
 	if err != nil {
 		b.Fatal(err)
@@ -145,7 +157,7 @@ func channelMemory(b *testing.B, n int, answer string, block bool, history int) 
 			b.Fatal(err)
 		}
 	}
-	if !block {
+	if !block && !reads {
 		deliver(-1)
 		if err := waitIdle(ctx, s); err != nil {
 			b.Fatal(err)
@@ -156,14 +168,24 @@ func channelMemory(b *testing.B, n int, answer string, block bool, history int) 
 	for i := range n {
 		deliver(i)
 	}
-	if block {
+	switch {
+	case block:
 		select {
 		case <-m.reached:
 		case <-time.After(time.Minute):
 			b.Fatalf("%d of %d calls in flight", m.inFlight.Load(), n)
 		}
-	} else if err := waitIdle(ctx, s); err != nil {
-		b.Fatal(err)
+	case reads:
+		for deadline := time.Now().Add(time.Minute); ticks.Load() < int64(n); {
+			if time.Now().After(deadline) {
+				b.Fatalf("%d of %d first calls recorded", ticks.Load(), n)
+			}
+			time.Sleep(time.Millisecond)
+		}
+	default:
+		if err := waitIdle(ctx, s); err != nil {
+			b.Fatal(err)
+		}
 	}
 	b.StopTimer()
 	inUse1, live1 := memNow()

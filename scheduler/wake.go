@@ -69,105 +69,157 @@ func (s *Scheduler) Wake(ctx context.Context, channelID string, trigger Trigger)
 }
 
 func (l *loop) wake(ctx context.Context, trig Trigger) WakeReport {
+	r, ok := l.startWake(ctx, trig)
+	if !ok {
+		return r.rep
+	}
+	for r.call(ctx) {
+		if l.pause(ctx, l.s.cfg.ContinueDelay) != nil {
+			r.cut = true
+			break
+		}
+	}
+	return r.end()
+}
+
+// wakeRun is one wake in progress: the channel's wake lock is held from
+// startWake to end, and what the wake knows is kept here across the
+// continue delay between two calls, when it waits without a goroutine.
+type wakeRun struct {
+	l          *loop
+	rep        WakeReport
+	w          *wakeState
+	unanswered bool
+	// cut is set when the wake ended before its report was complete: the
+	// context ended, or another process drives the channel now.
+	cut bool
+}
+
+// startWake takes the channel's wake lock and runs the checks before the
+// first call. ok is false when the wake ends there: r.rep says why, and
+// the lock is released.
+func (l *loop) startWake(ctx context.Context, trig Trigger) (r *wakeRun, ok bool) {
 	l.wakeMu.Lock()
-	defer l.wakeMu.Unlock()
 	l.mu.Lock()
 	l.arrived = make(chan struct{}, 1)
 	l.mu.Unlock()
-	defer func() {
-		l.mu.Lock()
-		l.arrived = nil
-		l.mu.Unlock()
-	}()
+	r = &wakeRun{l: l, rep: WakeReport{Trigger: trig}}
 	s := l.s
 	if rep, ok := l.paused(ctx, trig); ok {
-		return rep
+		r.rep, r.cut = rep, true
+		r.end()
+		return r, false
 	}
-	rep := WakeReport{Trigger: trig}
 	switch {
 	case fromMessage(trig), trig == TriggerPeriodic, trig == TriggerRestart, trig == TriggerUnread,
 		trig == TriggerRetry, trig == TriggerBudgetResume:
 		unread, err := l.hasUnread(ctx)
 		if err != nil {
 			s.log.Warn("count unread before wake", s.chat(l.id), zap.Error(err))
-			rep.ModelFailed = true
-			return rep
+			r.rep.ModelFailed, r.cut = true, true
+			r.end()
+			return r, false
 		}
 		if !unread {
-			rep.Skipped = true
-			return rep
+			r.rep.Skipped, r.cut = true, true
+			r.end()
+			return r, false
 		}
 	}
 	if s.budgetLevel(ctx, l.id, s.cfg.Now()) == budget.Exhausted {
 		l.holdForBudget(ctx, trig)
-		rep.Budget = true
-		return rep
+		r.rep.Budget, r.cut = true, true
+		r.end()
+		return r, false
 	}
 	if s.deps.OnWake != nil {
 		s.deps.OnWake(l.id, string(trig))
 	}
-	w := &wakeState{id: s.nextWake(), trigger: trig}
-	unanswered := false
-	for rep.Iterations < s.cfg.MaxIterations {
-		if rep.Iterations > 0 && l.pause(ctx, s.cfg.ContinueDelay) != nil {
-			return rep
-		}
-		if s.storeDown(ctx, l.id) {
-			rep.StoreDown = true
-			break
-		}
-		if rep.Iterations > 0 && !unanswered && l.botsHeld(ctx, trig) {
-			break
-		}
-		release, ok := s.pin(l.id)
-		if !ok {
-			// Another process drives the channel now.
-			rep.Skipped = rep.Iterations == 0
-			return rep
-		}
-		out := l.tick(ctx, w)
-		release()
-		if w.budget {
-			rep.Budget = true
-			break
-		}
-		rep.Iterations++
-		if ctx.Err() != nil {
-			return rep
-		}
-		if out.interrupted {
-			continue
-		}
-		if out.err != nil {
-			rep.ModelFailed = true
-			rep.Fatal = errors.Is(out.err, planner.ErrPermanent)
-			if rep.Fatal && s.deps.OnFatal != nil {
-				s.deps.OnFatal(out.err)
-			}
-			break
-		}
-		if out.delivered > 0 {
-			unanswered = true
-		}
-		if out.res.Answered {
-			unanswered = false
-		}
-		if out.res.Aborted {
-			w.aborted = true
-		}
-		if out.res.Sleep > 0 {
-			rep.Sleep = out.res.Sleep
-			break
-		}
-		if !l.next(ctx, out, unanswered) {
-			break
-		}
-		if rep.Iterations >= s.cfg.MaxIterations {
-			rep.Capped = true
-		}
+	r.w = &wakeState{id: s.nextWake(), trigger: trig}
+	return r, true
+}
+
+// call runs one call of the wake and reports whether another follows,
+// after the continue delay.
+func (r *wakeRun) call(ctx context.Context) (more bool) {
+	l, s, rep, w := r.l, r.l.s, &r.rep, r.w
+	if rep.Iterations >= s.cfg.MaxIterations {
+		return false
 	}
-	rep.Unanswered = unanswered
-	return rep
+	if rep.Iterations > 0 && ctx.Err() != nil {
+		r.cut = true
+		return false
+	}
+	if s.storeDown(ctx, l.id) {
+		rep.StoreDown = true
+		return false
+	}
+	if rep.Iterations > 0 && !r.unanswered && l.botsHeld(ctx, rep.Trigger) {
+		return false
+	}
+	release, ok := s.pin(l.id)
+	if !ok {
+		// Another process drives the channel now.
+		rep.Skipped = rep.Iterations == 0
+		r.cut = true
+		return false
+	}
+	out := l.tick(ctx, w)
+	release()
+	if w.budget {
+		rep.Budget = true
+		return false
+	}
+	rep.Iterations++
+	if ctx.Err() != nil {
+		r.cut = true
+		return false
+	}
+	if out.interrupted {
+		return rep.Iterations < s.cfg.MaxIterations
+	}
+	if out.err != nil {
+		rep.ModelFailed = true
+		rep.Fatal = errors.Is(out.err, planner.ErrPermanent)
+		if rep.Fatal && s.deps.OnFatal != nil {
+			s.deps.OnFatal(out.err)
+		}
+		return false
+	}
+	if out.delivered > 0 {
+		r.unanswered = true
+	}
+	if out.res.Answered {
+		r.unanswered = false
+	}
+	if out.res.Aborted {
+		w.aborted = true
+	}
+	if out.res.Sleep > 0 {
+		rep.Sleep = out.res.Sleep
+		return false
+	}
+	if !l.next(ctx, out, r.unanswered) {
+		return false
+	}
+	if rep.Iterations >= s.cfg.MaxIterations {
+		rep.Capped = true
+		return false
+	}
+	return true
+}
+
+// end releases the channel's wake lock and returns the wake's report.
+func (r *wakeRun) end() WakeReport {
+	if !r.cut {
+		r.rep.Unanswered = r.unanswered
+	}
+	l := r.l
+	l.mu.Lock()
+	l.arrived = nil
+	l.mu.Unlock()
+	l.wakeMu.Unlock()
+	return r.rep
 }
 
 // paused reports a wake skipped because an operator paused the channel,

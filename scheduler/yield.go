@@ -10,12 +10,16 @@ import (
 // A wake that waits gives its places back: between two calls (the
 // continue delay), while its model call waits out a retry or a
 // Retry-After, and while a typing request to the platform is in flight,
-// it holds neither a wake slot nor a model slot. Its goroutine parks with
-// the wake's state on its stack, and it takes its slots again when the
-// wait is over, queued behind the wakes that fell due before and ahead of
-// those that fall due later. A burst of chats whose model reads before it
-// replies then runs as fast as one whose model replies at once, instead
-// of every slot sleeping through a continue delay.
+// it holds neither a wake slot nor a model slot. It takes its slots again
+// when the wait is over, queued behind the wakes that fell due before and
+// ahead of those that fall due later. A burst of chats whose model reads
+// before it replies then runs as fast as one whose model replies at once,
+// instead of every slot sleeping through a continue delay.
+//
+// Between two calls the wake holds no goroutine either: its state waits
+// in a wakeRun behind a timer (loop.drive). During a retry's wait or a
+// typing request, which happen inside a call, the goroutine parks with
+// the call on its stack (away).
 
 // gateKey marks the context of a wake that runs under the scheduler's
 // gate and so holds one of its places. Wake and RunDue run outside it.

@@ -3,6 +3,7 @@ package scheduler_test
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -63,6 +64,58 @@ func TestContinueDelayHoldsNoSlot(t *testing.T) {
 		}
 		if got := h.sender.perChannel(); got["a"] != 1 || got["b"] != 1 {
 			t.Fatalf("sends per chat %v, want one each", got)
+		}
+	})
+}
+
+// TestContinueDelayHoldsNoGoroutine: chats whose model reads before it
+// replies wait out their continue delay as data, not as parked
+// goroutines, and each is answered once when the delay is over.
+func TestContinueDelayHoldsNoGoroutine(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const chats = 20
+		var (
+			mu    sync.Mutex
+			calls = map[string]int{}
+		)
+		m := newModel(func(_ context.Context, _ int, req planner.Request) (string, error) {
+			ch := strings.TrimPrefix(req.User, "airi:")
+			mu.Lock()
+			calls[ch]++
+			n := calls[ch]
+			mu.Unlock()
+			if n == 1 {
+				return fmt.Sprintf(`{"action":"read_unread_messages","channelId":%q}`, ch), nil
+			}
+			return `{"action":"send_message","content":"hi"}`, nil
+		})
+		h := newHarness(t, scheduler.Config{Concurrency: 4, Wakes: 4, ContinueDelay: time.Second, Debounce: 5 * time.Millisecond, SendUser: true}, m)
+		h.start()
+		for i := range chats {
+			deliverTo(t, h, fmt.Sprint("c", i))
+		}
+		// Past the debounce and every first call, inside the delay.
+		time.Sleep(500 * time.Millisecond)
+		synctest.Wait()
+		mu.Lock()
+		first := len(calls)
+		mu.Unlock()
+		if first != chats {
+			t.Fatalf("%d chats made their first call, want %d", first, chats)
+		}
+		buf := make([]byte, 1<<20)
+		stacks := string(buf[:runtime.Stack(buf, true)])
+		if n := strings.Count(stacks, "scheduler.(*loop)"); n > 0 {
+			t.Errorf("%d goroutine frames of channel loops while every wake waits its continue delay, want none:\n%s", n, stacks)
+		}
+		h.waitIdle()
+		if got := h.sender.perChannel(); len(got) != chats {
+			t.Fatalf("sends per chat %v, want one in each of %d", got, chats)
+		}
+		for ch, n := range h.sender.perChannel() {
+			if n != 1 {
+				t.Errorf("chat %s got %d messages, want 1", ch, n)
+			}
 		}
 	})
 }
