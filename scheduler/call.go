@@ -28,7 +28,13 @@ func (s *Scheduler) typing(ctx context.Context, id string) (stop func()) {
 		s.deps.Typing(ctx, id)
 	})
 	return sync.OnceFunc(func() {
-		if !t.Stop() {
+		if t.Stop() {
+			return
+		}
+		select {
+		case <-done:
+			// Sent already: nothing to wait for, no slot to give back.
+		default:
 			// The request is in flight: wait for it without the wake
 			// slot (the caller gave its model slot back already).
 			_ = away(ctx, func() error { <-done; return nil })

@@ -204,3 +204,49 @@ func TestTypingRequestHoldsNoSlot(t *testing.T) {
 		}
 	})
 }
+
+// TestSentTypingRequestKeepsTheSlot: a typing request the platform has
+// answered by the end of the model call leaves nothing to wait for, so
+// the wake keeps its slot and sends its reply before the chat queued
+// behind it makes its call.
+func TestSentTypingRequestKeepsTheSlot(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var (
+			h         *harness
+			sentFirst = -1 // messages sent when b's call began
+		)
+		m := newModel(func(ctx context.Context, _ int, req planner.Request) (string, error) {
+			if strings.TrimPrefix(req.User, "airi:") == "a" {
+				// Long enough for the typing indicator to be sent.
+				select {
+				case <-time.After(time.Second):
+				case <-ctx.Done():
+					return "", ctx.Err()
+				}
+			} else {
+				h.sender.mu.Lock()
+				sentFirst = len(h.sender.sent)
+				h.sender.mu.Unlock()
+			}
+			return `{"action":"send_message","content":"hi"}`, nil
+		})
+		h = newHarness(t, scheduler.Config{Concurrency: 1, Wakes: 1, Debounce: 5 * time.Millisecond, SendUser: true}, m)
+		typed := make(chan struct{})
+		h.typing = func(_ context.Context, id string) {
+			if id == "a" {
+				close(typed) // answered at once
+			}
+		}
+		h.start()
+		deliverTo(t, h, "a")
+		<-typed
+		deliverTo(t, h, "b")
+		h.waitIdle()
+		if got := h.sender.perChannel(); got["a"] != 1 || got["b"] != 1 {
+			t.Fatalf("sends per chat %v, want one each", got)
+		}
+		if sentFirst != 1 {
+			t.Errorf("%d messages sent when b's call began, want a's reply: its typing request was answered, so it kept its slot", sentFirst)
+		}
+	})
+}
