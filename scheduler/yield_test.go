@@ -25,36 +25,46 @@ func deliverTo(t *testing.T, h *harness, id string) {
 	}
 }
 
+// readsFirst is a model that reads before it replies: each chat's first
+// call is answered with read_unread_messages, the next with a send. It
+// logs the calls as "chat#n".
+type readsFirst struct {
+	mu    sync.Mutex
+	order []string
+	calls map[string]int
+}
+
+func (r *readsFirst) model() *model {
+	r.calls = map[string]int{}
+	return newModel(func(_ context.Context, _ int, req planner.Request) (string, error) {
+		ch := strings.TrimPrefix(req.User, "airi:")
+		r.mu.Lock()
+		r.calls[ch]++
+		n := r.calls[ch]
+		r.order = append(r.order, fmt.Sprintf("%s#%d", ch, n))
+		r.mu.Unlock()
+		if n == 1 {
+			return fmt.Sprintf(`{"action":"read_unread_messages","channelId":%q}`, ch), nil
+		}
+		return `{"action":"send_message","content":"hi"}`, nil
+	})
+}
+
 // TestContinueDelayHoldsNoSlot runs two chats with one wake slot and one
 // model slot and a model that reads before it replies: the second chat's
 // first call runs while the first chat waits out its continue delay,
 // and both are answered once.
 func TestContinueDelayHoldsNoSlot(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		var (
-			mu    sync.Mutex
-			order []string
-			calls = map[string]int{}
-		)
-		m := newModel(func(_ context.Context, _ int, req planner.Request) (string, error) {
-			ch := strings.TrimPrefix(req.User, "airi:")
-			mu.Lock()
-			calls[ch]++
-			n := calls[ch]
-			order = append(order, fmt.Sprintf("%s#%d", ch, n))
-			mu.Unlock()
-			if n == 1 {
-				return fmt.Sprintf(`{"action":"read_unread_messages","channelId":%q}`, ch), nil
-			}
-			return fmt.Sprintf(`{"action":"send_message","channelId":%q,"content":"hi"}`, ch), nil
-		})
-		h := newHarness(t, scheduler.Config{Concurrency: 1, Wakes: 1, ContinueDelay: time.Second, Debounce: 5 * time.Millisecond, SendUser: true}, m)
+		var r readsFirst
+		h := newHarness(t, scheduler.Config{Concurrency: 1, Wakes: 1, ContinueDelay: time.Second, Debounce: 5 * time.Millisecond, SendUser: true}, r.model())
 		h.start()
 		deliverTo(t, h, "a")
 		deliverTo(t, h, "b")
 		h.waitIdle()
-		mu.Lock()
-		defer mu.Unlock()
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		order := r.order
 		if len(order) != 4 {
 			t.Fatalf("calls %v, want two per chat", order)
 		}
@@ -74,22 +84,8 @@ func TestContinueDelayHoldsNoSlot(t *testing.T) {
 func TestContinueDelayHoldsNoGoroutine(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		const chats = 20
-		var (
-			mu    sync.Mutex
-			calls = map[string]int{}
-		)
-		m := newModel(func(_ context.Context, _ int, req planner.Request) (string, error) {
-			ch := strings.TrimPrefix(req.User, "airi:")
-			mu.Lock()
-			calls[ch]++
-			n := calls[ch]
-			mu.Unlock()
-			if n == 1 {
-				return fmt.Sprintf(`{"action":"read_unread_messages","channelId":%q}`, ch), nil
-			}
-			return `{"action":"send_message","content":"hi"}`, nil
-		})
-		h := newHarness(t, scheduler.Config{Concurrency: 4, Wakes: 4, ContinueDelay: time.Second, Debounce: 5 * time.Millisecond, SendUser: true}, m)
+		var r readsFirst
+		h := newHarness(t, scheduler.Config{Concurrency: 4, Wakes: 4, ContinueDelay: time.Second, Debounce: 5 * time.Millisecond, SendUser: true}, r.model())
 		h.start()
 		for i := range chats {
 			deliverTo(t, h, fmt.Sprint("c", i))
@@ -97,9 +93,9 @@ func TestContinueDelayHoldsNoGoroutine(t *testing.T) {
 		// Past the debounce and every first call, inside the delay.
 		time.Sleep(500 * time.Millisecond)
 		synctest.Wait()
-		mu.Lock()
-		first := len(calls)
-		mu.Unlock()
+		r.mu.Lock()
+		first := len(r.calls)
+		r.mu.Unlock()
 		if first != chats {
 			t.Fatalf("%d chats made their first call, want %d", first, chats)
 		}
@@ -194,14 +190,7 @@ func TestTypingRequestHoldsNoSlot(t *testing.T) {
 			case <-ctx.Done():
 			}
 		}
-		h.start()
-		deliverTo(t, h, "a")
-		<-typed
-		deliverTo(t, h, "b")
-		h.waitIdle()
-		if got := h.sender.perChannel(); got["a"] != 1 || got["b"] != 1 {
-			t.Fatalf("sends per chat %v, want one each", got)
-		}
+		typeThenOther(t, h, typed)
 	})
 }
 
@@ -237,16 +226,23 @@ func TestSentTypingRequestKeepsTheSlot(t *testing.T) {
 				close(typed) // answered at once
 			}
 		}
-		h.start()
-		deliverTo(t, h, "a")
-		<-typed
-		deliverTo(t, h, "b")
-		h.waitIdle()
-		if got := h.sender.perChannel(); got["a"] != 1 || got["b"] != 1 {
-			t.Fatalf("sends per chat %v, want one each", got)
-		}
+		typeThenOther(t, h, typed)
 		if sentFirst != 1 {
 			t.Errorf("%d messages sent when b's call began, want a's reply: its typing request was answered, so it kept its slot", sentFirst)
 		}
 	})
+}
+
+// typeThenOther starts h, delivers to chat a, and once a's typing request
+// went out delivers to chat b; each must be answered once.
+func typeThenOther(t *testing.T, h *harness, typed <-chan struct{}) {
+	t.Helper()
+	h.start()
+	deliverTo(t, h, "a")
+	<-typed
+	deliverTo(t, h, "b")
+	h.waitIdle()
+	if got := h.sender.perChannel(); got["a"] != 1 || got["b"] != 1 {
+		t.Fatalf("sends per chat %v, want one each", got)
+	}
 }
