@@ -240,10 +240,6 @@ func (l *loop) drive(ctx context.Context, r *wakeRun) (waiting bool) {
 			})
 			return true
 		}
-		if ctx.Err() != nil {
-			r.cut = true
-			break
-		}
 	}
 	l.finish(ctx, r.end())
 	return false

@@ -8,6 +8,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/airi-go/airi/internal/backoff"
 	"github.com/airi-go/airi/planner"
 	"github.com/airi-go/airi/scheduler/budget"
 	"github.com/airi-go/airi/state"
@@ -73,11 +74,10 @@ func (l *loop) wake(ctx context.Context, trig Trigger) WakeReport {
 	if !ok {
 		return r.rep
 	}
+	// The caller's goroutine waits between two calls; a wait the context
+	// ends is seen by the next call, which ends the wake.
 	for r.call(ctx) {
-		if l.pause(ctx, l.s.cfg.ContinueDelay) != nil {
-			r.cut = true
-			break
-		}
+		_ = backoff.Sleep(ctx, l.s.cfg.ContinueDelay)
 	}
 	return r.end()
 }
@@ -106,7 +106,7 @@ func (l *loop) startWake(ctx context.Context, trig Trigger) (r *wakeRun, ok bool
 	r = &wakeRun{l: l, rep: WakeReport{Trigger: trig}}
 	s := l.s
 	if rep, ok := l.paused(ctx, trig); ok {
-		r.rep, r.cut = rep, true
+		r.rep = rep
 		r.end()
 		return r, false
 	}
@@ -116,19 +116,19 @@ func (l *loop) startWake(ctx context.Context, trig Trigger) (r *wakeRun, ok bool
 		unread, err := l.hasUnread(ctx)
 		if err != nil {
 			s.log.Warn("count unread before wake", s.chat(l.id), zap.Error(err))
-			r.rep.ModelFailed, r.cut = true, true
+			r.rep.ModelFailed = true
 			r.end()
 			return r, false
 		}
 		if !unread {
-			r.rep.Skipped, r.cut = true, true
+			r.rep.Skipped = true
 			r.end()
 			return r, false
 		}
 	}
 	if s.budgetLevel(ctx, l.id, s.cfg.Now()) == budget.Exhausted {
 		l.holdForBudget(ctx, trig)
-		r.rep.Budget, r.cut = true, true
+		r.rep.Budget = true
 		r.end()
 		return r, false
 	}

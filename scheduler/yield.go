@@ -1,11 +1,6 @@
 package scheduler
 
-import (
-	"context"
-	"time"
-
-	"github.com/airi-go/airi/internal/backoff"
-)
+import "context"
 
 // A wake that waits gives its places back: between two calls (the
 // continue delay), while its model call waits out a retry or a
@@ -41,14 +36,6 @@ func away(ctx context.Context, wait func() error) error {
 	err := wait()
 	g.back(ctx)
 	return err
-}
-
-// pause waits d between two calls of a wake, without its wake slot.
-func (l *loop) pause(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return backoff.Sleep(ctx, d)
-	}
-	return away(ctx, func() error { return backoff.Sleep(ctx, d) })
 }
 
 // awayFromModel runs wait, the model call's own wait for a retry, without
