@@ -62,24 +62,13 @@ func Echo(opts EchoOptions) AnswerFunc {
 func ReadFirst(next AnswerFunc) AnswerFunc {
 	return func(ctx context.Context, req Request) Reply {
 		s := readSituation(req)
-		if (len(s.incoming) > 0 || s.moreUnread) && !readThisTurn(req) {
+		// The state message's records of the current wake.
+		_, turn, _ := strings.Cut(req.LastUser(), "This turn so far:")
+		if (len(s.incoming) > 0 || s.moreUnread) && !strings.Contains(turn, "read_unread_messages") {
 			return Text(action("read_unread_messages", s.channel, ""))
 		}
 		return next(ctx, req)
 	}
-}
-
-// readThisTurn reports a read_unread_messages among the state message's
-// records of the current wake.
-func readThisTurn(req Request) bool {
-	for i := len(req.Messages) - 1; i >= 0; i-- {
-		if req.Messages[i].Role != "user" {
-			continue
-		}
-		_, turn, ok := strings.Cut(req.Messages[i].Content, "This turn so far:")
-		return ok && strings.Contains(turn, "read_unread_messages")
-	}
-	return false
 }
 
 func pick(texts []string, all bool) string {
