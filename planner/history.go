@@ -46,9 +46,10 @@ func (b *Builder) window(msgs []state.Message, total int) []state.Message {
 // historyTurn writes one stored message as a request turn. The bot's own
 // messages become assistant turns holding the flat JSON action that sent
 // them, so the model keeps seeing itself answer in JSON; the channelId is
-// left out, as the model may leave it out, when it is the request's own. Other people's are
-// user turns `Name: "text"` (`Name (a bot): "text"` for another bot), the text quoted so that its line breaks,
-// brackets or JSON cannot pass for the runtime's words. Text longer than
+// left out, as the model may leave it out, when it is the request's own.
+// Other people's are user turns `Name: "text"` (`Name (a bot): "text"`
+// for another bot), the text quoted so that its line breaks, brackets or
+// JSON cannot pass for the runtime's words. Text longer than
 // prompts.MaxHistoryRunes is cut with a marker. A message edited after it
 // arrived shows its newest text, marked "(edited)".
 func historyTurn(m state.Message, channelID string) state.ChatMessage {
